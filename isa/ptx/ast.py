@@ -1,0 +1,202 @@
+"""The PTX syntax tree: what the parser produces, the printer prints and the machine runs.
+
+Nodes are frozen dataclasses. Instruction qualifiers are kept in source order as written
+(``mods``); semantics read them as a set (``ins.modset``) because ptxas accepts them in any
+order (CUTLASS writes ``.satfinite`` after the types).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Union
+
+from isa.errors import Loc
+
+# ---------------------------------------------------------------- operands
+
+
+@dataclass(frozen=True)
+class Reg:
+    """A register or special register (``%r1``, ``%tid.x``, ``%laneid``), or a named variable used as a value."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class Imm:
+    """An immediate. ``value`` is an int for integer literals; for ``0f``/``0d`` literals and decimal
+    floats ``value`` is the float and ``bits`` keeps the exact bit pattern written (``0f3F800000``)."""
+
+    value: Union[int, float]
+    kind: str = "int"  # "int" | "f32" | "f64"
+    bits: int | None = None
+    text: str = ""  # as written, for faithful printing
+
+
+@dataclass(frozen=True)
+class Sym:
+    """A symbol used as an address or branch target: a label, a parameter or a variable name."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class Addr:
+    """A memory operand ``[base+offset]``; base is a Reg, a Sym or None (absolute ``[imm]``)."""
+
+    base: Union[Reg, Sym, None]
+    offset: int = 0
+
+
+@dataclass(frozen=True)
+class Vec:
+    """A vector operand ``{a, b, ...}``."""
+
+    items: tuple
+
+
+Operand = Union[Reg, Imm, Sym, Addr, Vec]
+
+# ---------------------------------------------------------------- statements
+
+
+@dataclass(frozen=True)
+class Guard:
+    """``@%p`` or ``@!%p``."""
+
+    reg: str
+    negated: bool = False
+
+
+@dataclass(frozen=True)
+class Instruction:
+    """``[@guard] opcode.mod1.mod2 op1, op2, ...;``"""
+
+    opcode: str
+    mods: tuple[str, ...]
+    operands: tuple
+    guard: Guard | None = None
+    loc: Loc | None = field(default=None, compare=False)
+
+    @cached_property
+    def modset(self) -> frozenset:
+        return frozenset(self.mods)
+
+    @property
+    def name(self) -> str:
+        """The full dotted name as written: ``mma.sp::ordered_metadata.sync.aligned...``."""
+        return ".".join((self.opcode,) + self.mods)
+
+
+@dataclass(frozen=True)
+class Label:
+    name: str
+    loc: Loc | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class RegDecl:
+    """``.reg .b32 %r<10>;`` (count=10) or ``.reg .pred p;`` (count=None). Also ``.reg .v4 .f32 x``."""
+
+    type: str
+    name: str
+    count: int | None = None
+    vector: int | None = None
+    loc: Loc | None = field(default=None, compare=False)
+
+    def names(self) -> list[str]:
+        if self.count is None:
+            return [self.name]
+        return [f"{self.name}{i}" for i in range(self.count)]
+
+
+@dataclass(frozen=True)
+class VarDecl:
+    """A ``.global``/``.shared``/``.local``/``.const``/``.param`` variable.
+
+    ``dims`` are array sizes (``()`` for a scalar; ``(0,)`` for ``[]`` in extern shared),
+    ``init`` a flat tuple of initial values (ints/floats) or None."""
+
+    space: str
+    type: str
+    name: str
+    align: int | None = None
+    dims: tuple[int, ...] = ()
+    init: tuple | None = None
+    extern: bool = False
+    visible: bool = False
+    vector: int | None = None
+    loc: Loc | None = field(default=None, compare=False)
+
+    @property
+    def count(self) -> int:
+        n = 1
+        for d in self.dims:
+            n *= d
+        return n
+
+
+@dataclass(frozen=True)
+class Pragma:
+    text: str
+    loc: Loc | None = field(default=None, compare=False)
+
+
+Statement = Union[Instruction, Label, RegDecl, VarDecl, Pragma]
+
+
+@dataclass(frozen=True)
+class Param:
+    """A kernel/function parameter: ``.param .u64 name`` with optional ``.align`` and ``[N]``."""
+
+    type: str
+    name: str
+    align: int | None = None
+    dims: tuple[int, ...] = ()
+    space: str = "param"
+    ptr_space: str | None = None  # ``.ptr.global`` etc.
+    loc: Loc | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class Function:
+    """``.entry`` (kernel) or ``.func``. ``body`` keeps statements in order; nested ``{ }`` blocks are flattened."""
+
+    kind: str  # "entry" | "func"
+    name: str
+    params: tuple[Param, ...]
+    body: tuple
+    rets: tuple[Param, ...] = ()
+    visible: bool = False
+    extern: bool = False
+    directives: tuple[str, ...] = ()  # performance directives as written, e.g. ".maxntid 128, 1, 1"
+    loc: Loc | None = field(default=None, compare=False)
+
+    @property
+    def instructions(self) -> list[Instruction]:
+        return [s for s in self.body if isinstance(s, Instruction)]
+
+
+@dataclass(frozen=True)
+class Module:
+    version: tuple[int, int]
+    target: tuple[str, ...]  # e.g. ("sm_90a",) or ("sm_80", "texmode_independent")
+    address_size: int
+    functions: tuple[Function, ...]
+    globals: tuple[VarDecl, ...] = ()
+    file: str = "<ptx>"
+    source: str = field(default="", compare=False, repr=False)
+
+    def function(self, name: str) -> Function:
+        for f in self.functions:
+            if f.name == name:
+                return f
+        raise KeyError(name)
+
+    @property
+    def arch(self) -> str:
+        """The first ``sm_XX`` of ``.target`` (``sm_90a``)."""
+        for t in self.target:
+            if t.startswith("sm_"):
+                return t
+        return "sm_80"
