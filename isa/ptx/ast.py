@@ -50,9 +50,13 @@ class Addr:
 
 @dataclass(frozen=True)
 class Vec:
-    """A vector operand ``{a, b, ...}``."""
+    """A vector operand ``{a, b, ...}``.
+
+    ``delim`` says how it was written: ``"{}"`` (a vector), ``"()"`` (the argument/return lists
+    of ``call``) or ``"|"`` (a pair of destinations ``%r1|%p1`` as in ``setp``/``elect.sync``)."""
 
     items: tuple
+    delim: str = "{}"
 
 
 Operand = Union[Reg, Imm, Sym, Addr, Vec]
@@ -77,6 +81,8 @@ class Instruction:
     operands: tuple
     guard: Guard | None = None
     loc: Loc | None = field(default=None, compare=False)
+    src_line: int | None = field(default=None, compare=False)  # CUDA source line from ``.loc``
+    block: tuple[int, ...] = field(default=(), compare=False)  # nested ``{ }`` scope path (see Function)
 
     @cached_property
     def modset(self) -> frozenset:
@@ -92,6 +98,7 @@ class Instruction:
 class Label:
     name: str
     loc: Loc | None = field(default=None, compare=False)
+    block: tuple[int, ...] = field(default=(), compare=False)
 
 
 @dataclass(frozen=True)
@@ -103,6 +110,7 @@ class RegDecl:
     count: int | None = None
     vector: int | None = None
     loc: Loc | None = field(default=None, compare=False)
+    block: tuple[int, ...] = field(default=(), compare=False)
 
     def names(self) -> list[str]:
         if self.count is None:
@@ -115,7 +123,8 @@ class VarDecl:
     """A ``.global``/``.shared``/``.local``/``.const``/``.param`` variable.
 
     ``dims`` are array sizes (``()`` for a scalar; ``(0,)`` for ``[]`` in extern shared),
-    ``init`` a flat tuple of initial values (ints/floats) or None."""
+    ``init`` a flat tuple of initial values (ints/floats, or :class:`Sym` for an address
+    initialiser such as ``{_Z2sqf, _Z4cubef}``) or None."""
 
     space: str
     type: str
@@ -127,6 +136,8 @@ class VarDecl:
     visible: bool = False
     vector: int | None = None
     loc: Loc | None = field(default=None, compare=False)
+    weak: bool = False
+    block: tuple[int, ...] = field(default=(), compare=False)
 
     @property
     def count(self) -> int:
@@ -140,9 +151,21 @@ class VarDecl:
 class Pragma:
     text: str
     loc: Loc | None = field(default=None, compare=False)
+    block: tuple[int, ...] = field(default=(), compare=False)
 
 
-Statement = Union[Instruction, Label, RegDecl, VarDecl, Pragma]
+@dataclass(frozen=True)
+class CallPrototype:
+    """``name: .callprototype (.param .b32 _) _ (.param .b64 _);`` -- the signature of an indirect ``call``."""
+
+    name: str
+    rets: tuple  # of Param
+    params: tuple  # of Param
+    loc: Loc | None = field(default=None, compare=False)
+    block: tuple[int, ...] = field(default=(), compare=False)
+
+
+Statement = Union[Instruction, Label, RegDecl, VarDecl, Pragma, CallPrototype]
 
 
 @dataclass(frozen=True)
@@ -160,7 +183,10 @@ class Param:
 
 @dataclass(frozen=True)
 class Function:
-    """``.entry`` (kernel) or ``.func``. ``body`` keeps statements in order; nested ``{ }`` blocks are flattened."""
+    """``.entry`` (kernel) or ``.func``. ``body`` keeps statements in order; nested ``{ }`` blocks are flattened.
+
+    Each statement's ``block`` (not compared) is the path of the nested blocks it sat in, e.g.
+    ``(3,)`` for the fourth top-level ``{ }`` of the body: enough for the printer to put them back."""
 
     kind: str  # "entry" | "func"
     name: str
@@ -171,6 +197,7 @@ class Function:
     extern: bool = False
     directives: tuple[str, ...] = ()  # performance directives as written, e.g. ".maxntid 128, 1, 1"
     loc: Loc | None = field(default=None, compare=False)
+    weak: bool = False
 
     @property
     def instructions(self) -> list[Instruction]:
@@ -186,6 +213,7 @@ class Module:
     globals: tuple[VarDecl, ...] = ()
     file: str = "<ptx>"
     source: str = field(default="", compare=False, repr=False)
+    decls: tuple[Function, ...] = ()  # bodiless declarations: ``.extern .func vprintf(...);``, forward ``.func``
 
     def function(self, name: str) -> Function:
         for f in self.functions:
