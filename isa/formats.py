@@ -107,6 +107,11 @@ def encode_exact(fmt: Format | str, values) -> np.ndarray:
     """
     f = get(fmt) if isinstance(fmt, str) else fmt
     v = np.asarray(values, dtype=np.float64)
+    if f.integer:
+        lo, hi = (-(1 << (f.bits - 1)), (1 << (f.bits - 1)) - 1) if f.signed else (0, (1 << f.bits) - 1)
+        if (v != np.round(v)).any() or (v < lo).any() or (v > hi).any():
+            raise ValueError(f"a value is not an integer in [{lo}, {hi}] ({f.name})")
+        return v.astype(np.int64) & ((1 << f.bits) - 1)
     table = _value_table(f.name)
     out = np.empty(v.shape, dtype=np.int64)
     flat, res = v.reshape(-1), out.reshape(-1)

@@ -213,3 +213,54 @@ def variants_of(form: MmaSpForm) -> tuple[str, ...]:
 def variant_ptx(form: MmaSpForm, variant: str) -> tuple[int, int]:
     """PTX ISA version needed: ordered metadata came with PTX 8.5 for the pre-kind forms."""
     return max(form.ptx, (8, 5)) if variant == "sp::ordered_metadata" else form.ptx
+
+
+# ----------------------------------------------------------------------------- from PTX qualifiers
+
+TYPE_TOKENS = {"f16", "f32", "bf16", "tf32", "s8", "u8", "s4", "u4", "s32", "e4m3", "e5m2", "e3m2",
+               "e2m3", "e2m1", "ue8m0", "ue4m3"}
+_FIXED = {"sync", "aligned", "row", "col", "block_scale"}
+
+
+class FormError(ValueError):
+    """The qualifiers name no `mma.sp` form; the message says which part and what is allowed."""
+
+
+def parse_mods(mods) -> tuple[MmaSpForm, str]:
+    """Qualifiers as written (any order, as ptxas accepts them) → (form, variant)."""
+    mods = list(mods)
+    variants = [m for m in mods if m in VARIANTS]
+    if len(variants) != 1:
+        raise FormError("expected exactly one of .sp or .sp::ordered_metadata")
+    for req in ("sync", "aligned"):
+        if req not in mods:
+            raise FormError(f"`.{req}` is required on mma.sp")
+    if "row" not in mods or "col" not in mods or mods.index("row") > mods.index("col"):
+        raise FormError("only the .row.col layout exists for mma.sp")
+    shape = [m for m in mods if re.fullmatch(r"m\d+n\d+k\d+", m)]
+    kinds = [m[6:] for m in mods if m.startswith("kind::")]
+    vecs = [m[11:] for m in mods if m.startswith("scale_vec::")]
+    types = [m for m in mods if m in TYPE_TOKENS]
+    unknown = [m for m in mods if m not in TYPE_TOKENS and m not in _FIXED and m not in VARIANTS
+               and m not in shape and m != "satfinite" and not m.startswith(("kind::", "scale_vec::"))]
+    if unknown:
+        raise FormError(f"unknown qualifier .{unknown[0]}")
+    if len(shape) != 1:
+        raise FormError("expected one shape such as .m16n8k16")
+    kind = kinds[0] if kinds else None
+    block = "block_scale" in mods
+    vec = vecs[0] if vecs else ({"mxf4": "2X", "mxf8f6f4": "1X"}.get(kind) if block else None)
+    stype = types.pop() if block and len(types) == 5 else None
+    if len(types) != 4:
+        raise FormError(f"expected 4 types .dtype.atype.btype.ctype, got {len(types)}")
+    d, a, b, c = types
+    wanted = (shape[0], kind, vec, stype, d, a, b, c, "satfinite" in mods)
+    for f in FORMS:
+        if (str(f.shape), f.kind, f.scale_vec, f.stype, f.dtype, f.atype, f.btype, f.ctype, f.satfinite) == wanted:
+            variant = variants[0]
+            if variant == "sp" and not f.legacy_ok:
+                raise FormError(f"`.sp` is not allowed with .kind::{kind}; use .sp::ordered_metadata")
+            return f, variant
+    if "satfinite" in mods and d != "s32":
+        raise FormError(".satfinite exists only for integer mma.sp")
+    raise FormError(f"no mma.sp form {shape[0]} .{d}.{a}.{b}.{c}" + (f" with .kind::{kind}" if kind else ""))

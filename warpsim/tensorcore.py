@@ -1,0 +1,166 @@
+"""The warp-level sparse tensor core: ``mma_sp`` on raw lane registers, batched.
+
+    d = warpsim.mma_sp("mma.sp::ordered_metadata.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32",
+                       a, b, c, e, selector=0)          # a: (N, 32, 2) uint32 ... d: (N, 32, 4)
+
+A :class:`Plan` holds, for one (form, selector, arch), the index tables derived from
+:mod:`isa.layouts` and the numerics parameters from :mod:`isa.numerics.models`; the numba kernel in
+:mod:`warpsim.jit` does the rest. Undefined behaviour is checked first (``ub_policy="error"``) or
+executed as the H100 executes it (``ub_policy="hardware"``).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from isa import formats, layouts, sparsity
+from isa.errors import HardwareTrap, UndefinedBehavior
+from isa.forms import QUAD_4_8, TF32_1_2, FormError, MmaSpForm, parse_mods
+from isa.numerics.dot import OUT_F16, OUT_F32
+from isa.numerics.models import DotModel, model_for
+from warpsim import jit
+
+EMPTY_LUT = np.empty(0, dtype=np.float64)
+
+
+def _owner_table(layout: layouts.FragmentLayout, transpose: bool = False) -> np.ndarray:
+    """(3, rows, cols) int64: lane, register and bit shift of every matrix element."""
+    inv = layout.inverse().astype(np.int64)
+    t = np.stack([inv[..., 0], inv[..., 1], inv[..., 2] * layout.bits])
+    return np.ascontiguousarray(t.transpose(0, 2, 1) if transpose else t)
+
+
+def _lut(fmt: str, container: bool) -> np.ndarray:
+    """float64 value of every pattern of an element format up to 16 bits (8-bit containers for .kind::f8f6f4)."""
+    f = formats.get(fmt)
+    if f.bits > 16:
+        return EMPTY_LUT
+    if not container or f.bits == 8:
+        return formats.decode(f, np.arange(1 << f.bits))
+    pats = np.arange(256)
+    # ptx-mma-sp.md §3: e2m1 sits in bits [5:2] of its byte, e3m2/e2m3 in bits [5:0]; pad bits ignored (assumption)
+    field = (pats >> 2) & 0xF if fmt == "e2m1" else pats & 0x3F
+    return formats.decode(f, field)
+
+
+def _low(fmt: str) -> int:
+    if fmt == "s32":
+        return -1
+    return (1 << formats.get(fmt).low_ignored) - 1 if fmt in ("tf32", "f32") else 0
+
+
+@dataclass(frozen=True, eq=False)
+class Plan:
+    form: MmaSpForm
+    variant: str
+    selector: int
+    model: DotModel
+    ta: np.ndarray
+    tm: np.ndarray
+    tb: np.ndarray
+    tc: np.ndarray
+    luts: tuple
+
+    def run(self, a, b, c, e, sa=None, sb=None) -> np.ndarray:
+        f, mdl = self.form, self.model
+        n = a.shape[0]
+        d = np.zeros((n, 32, f.regs["d"]), dtype=np.uint32)
+        blk = f.shape.k // layouts.scale_blocks(f) if f.block_scaled else 0
+        if sa is None:
+            sa = sb = np.ones((1, 1, 1))
+        pattern = {TF32_1_2: jit.PAT_1_2, QUAD_4_8: jit.PAT_4_8}.get(f.pattern, jit.PAT_2_4)
+        fp8 = f.atype in ("e4m3", "e5m2") and f.kind is None
+        jit.mma_batch(a, b, c, e, self.ta, self.tm, self.tb, self.tc, *self.luts,
+                      _low(f.atype), _low(f.btype), _low(f.ctype),
+                      (1 << f.element_bits) - 1, (1 << f.element_bits) - 1, (1 << (16 if f.ctype == "f16" else 32)) - 1,
+                      pattern, f.chunk[0], f.shape.k, f.is_integer, f.satfinite, mdl.align_for(f.atype),
+                      mdl.group or 0, OUT_F16 if f.dtype == "f16" else OUT_F32,
+                      (mdl.fp8_out_bits or 0) if fp8 else 0, sa, sb, blk, d)
+        return d
+
+
+@lru_cache(maxsize=None)
+def plan(form: MmaSpForm, variant: str, selector: int, arch: str) -> Plan:
+    ml = layouts.meta_layout(form, selector)
+    tm = np.stack([ml.lane_of, 4 * ml.nibble_of]).astype(np.int64)
+    container = form.kind in ("f8f6f4", "mxf8f6f4")
+    luts = (_lut(form.atype, container), _lut(form.btype, container),
+            _lut(form.ctype, False) if form.ctype == "f16" else EMPTY_LUT)
+    return Plan(form, variant, selector, model_for(arch), _owner_table(layouts.a_layout(form)), tm,
+                _owner_table(layouts.b_layout(form), transpose=True), _owner_table(layouts.cd_layout(form)), luts)
+
+
+def resolve(instruction) -> tuple[MmaSpForm, str]:
+    """An instruction string (``mma.sp.sync...``), a form key, or a (form, variant) pair."""
+    if isinstance(instruction, tuple):
+        return instruction
+    if isinstance(instruction, MmaSpForm):
+        return instruction, "sp::ordered_metadata"
+    text = instruction.strip()
+    mods = text.split(".")[1:] if text.startswith("mma.") else None
+    if mods is None:
+        from isa.forms import BY_KEY
+        if text in BY_KEY:
+            return BY_KEY[text], "sp::ordered_metadata"
+        raise FormError(f"not an mma.sp instruction or form key: {text!r}")
+    return parse_mods(mods)
+
+
+def check_selector(form: MmaSpForm, selector: int, policy: str, where: str = "") -> None:
+    if selector in form.selectors:
+        return
+    if selector in form.extra_selectors:
+        if policy == "hardware":
+            raise HardwareTrap(f"{where + ': ' if where else ''}sparsity selector {selector} on {form.key}: "
+                               f"the H100 raises cudaErrorIllegalInstruction (ptx-mma-sp.md §5.3)")
+        raise UndefinedBehavior(f"sparsity selector {selector} is outside {list(form.selectors)} for {form.key} "
+                                f"(PTX ISA §9.7.14.6.3; ptxas accepts it, the H100 traps)", value=selector, where=where)
+    raise FormError(f"sparsity selector {selector} is not accepted for {form.key}: must be one of {list(form.selectors)}")
+
+
+def mma_sp(instruction, a, b, c, e, *, selector: int = 0, arch: str = "sm_90a", ub_policy: str = "error",
+           scale_a=None, scale_b=None, byte_id_a: int = 0, thread_id_a: int = 0,
+           byte_id_b: int = 0, thread_id_b: int = 0, where: str = "") -> np.ndarray:
+    """Run ``N`` warp-level ``mma.sp`` instances on raw registers.
+
+    ``a (N,32,nA)``, ``b (N,32,nB)``, ``c (N,32,nC)`` and ``e (N,32)`` uint32 (a single instance
+    may drop the leading N). Returns ``d (N,32,nD)`` uint32. Scale operands (block-scaled kinds):
+    ``scale_a``/``scale_b`` (N,32) uint32 registers with their byte-id/thread-id selectors.
+    """
+    form, variant = resolve(instruction)
+    single = np.asarray(a).ndim == 2
+    a, b, c = (np.ascontiguousarray(np.asarray(x, dtype=np.uint32).reshape((-1, 32, x.shape[-1])))
+               for x in (np.asarray(a), np.asarray(b), np.asarray(c)))
+    e = np.ascontiguousarray(np.asarray(e, dtype=np.uint32).reshape((-1, 32)))
+    for name, x, want in (("a", a, form.regs["a"]), ("b", b, form.regs["b"]), ("c", c, form.regs["c"])):
+        if x.shape[-1] != want:
+            raise FormError(f"{form.key}: operand {name} needs {want} registers per lane, got {x.shape[-1]}")
+    check_selector(form, selector, ub_policy, where)
+    sparsity.check_codes(form, variant, sparsity.meta_codes(form, e, selector), selector,
+                         where=where, policy=ub_policy)
+    sa = sb = None
+    if form.block_scaled:
+        sa, sb = _scales(form, scale_a, scale_b, byte_id_a, thread_id_a, byte_id_b, thread_id_b, a.shape[0])
+    d = plan(form, variant, selector, arch).run(a, b, c, e, sa, sb)
+    return d[0] if single else d
+
+
+def _scales(form, scale_a, scale_b, byte_a, tid_a, byte_b, tid_b, n):
+    """Scale registers → per-(row, block) and per-(col, block) float64 factors [CUTE layouts; spec-only]."""
+    if scale_a is None or scale_b is None:
+        raise FormError(f"{form.key} is block-scaled: scale_a and scale_b registers are required")
+    blocks = layouts.scale_blocks(form)
+    sa_r = np.asarray(scale_a, dtype=np.uint32).reshape(-1, 32)
+    sb_r = np.asarray(scale_b, dtype=np.uint32).reshape(-1, 32)
+    sa = np.empty((n, form.shape.m, blocks))
+    sb = np.empty((n, form.shape.n, blocks))
+    for blk in range(blocks):
+        for m in range(form.shape.m):
+            lane, byte = layouts.scale_a_site(form, m, blk, tid_a, byte_a)
+            sa[:, m, blk] = formats.decode(form.stype, (sa_r[:, lane] >> (8 * byte)) & 0xFF)
+        for col in range(form.shape.n):
+            lane, byte = layouts.scale_b_site(form, col, blk, tid_b, byte_b)
+            sb[:, col, blk] = formats.decode(form.stype, (sb_r[:, lane] >> (8 * byte)) & 0xFF)
+    return sa, sb
