@@ -39,3 +39,7 @@ class ExecContext(Protocol):
     def exit(self) -> None: ...  # active lanes finish
     def barrier(self, bar_id: int, count: int | None) -> None: ...  # bar.sync
     def where(self) -> str: ...  # "file:line:col (instruction)" for error messages
+
+    # ----- the warp's tensor core (implemented by warpsim.tensorcore.mma_sp)
+    def mma_sp(self, form, variant: str, selector: int, a: np.ndarray, b: np.ndarray, c: np.ndarray,
+               e: np.ndarray, **scales) -> np.ndarray: ...  # (32, nA) ... (32,) uint32 -> d (32, nD)
