@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from isa.numerics.dot import dot_element
+from isa.numerics.dot import dot_element, fused_element
 from isa.numerics.rounding import ieee_value
 
 PAT_2_4, PAT_1_2, PAT_4_8 = 0, 1, 2
@@ -86,6 +86,10 @@ def mma_batch(a, b, c, e, ta, tm, tb, tc, a_lut, b_lut, c_lut, a_low, b_low, c_l
             for n in range(n_cols):
                 if is_int:
                     bits = _int_element(aval[m], kcol[m], bval[n], cval[m, n], satfinite)
+                elif scale_blk == 0 and group == 0:  # the common case, inlined for speed
+                    for j in range(kh):
+                        terms[j] = aval[m, j] * bval[n, kcol[m, j]]
+                    bits = fused_element(terms, kh, cval[m, n], align_bits, out_kind, fp8_out_bits)
                 else:
                     av = aval[m]
                     if scale_blk > 0:

@@ -15,24 +15,20 @@ OUT_F32, OUT_F16 = 0, 1
 def fused_sum(terms, n, acc, align_bits):
     """acc + Σ terms[:n], each term aligned to the largest exponent and truncated to ``align_bits``
     fraction bits below it (toward zero, no sticky bit); exact for finite inputs. Returns float64."""
-    emax = -100000
-    if acc != 0.0:
-        emax = math.frexp(acc)[1]
+    big = abs(acc)
     for i in range(n):
-        if terms[i] != 0.0:
-            e = math.frexp(terms[i])[1]
-            if e > emax:
-                emax = e
-    if emax == -100000:  # every term is zero: IEEE sign rules of the plain sum
+        big = max(big, abs(terms[i]))
+    if big == 0.0:  # every term is zero: IEEE sign rules of the plain sum
         s = acc
         for i in range(n):
             s += terms[i]
         return s
-    q = math.ldexp(1.0, emax - 1 - align_bits)  # weight of the last kept fraction bit
-    s = math.trunc(acc / q) * q
+    emax = math.frexp(big)[1]  # the largest exponent is the exponent of the largest magnitude
+    inv = math.ldexp(1.0, align_bits + 1 - emax)  # 1 / weight of the last kept fraction bit
+    s = math.trunc(acc * inv)
     for i in range(n):
-        s += math.trunc(terms[i] / q) * q
-    return s
+        s += math.trunc(terms[i] * inv)
+    return s / inv
 
 
 @njit(cache=True)
@@ -61,13 +57,23 @@ def special_sum(terms, n, acc):
     return s
 
 
+@njit(cache=True, inline="always")
+def fused_element(terms, n, acc, align_bits, out_kind, fp8_out_bits):
+    """One fused group: specials first (the plain float64 sum carries NaN/Inf and 0·Inf), then the model."""
+    naive = special_sum(terms, n, acc)
+    if not math.isfinite(naive):
+        return finish(naive, out_kind, fp8_out_bits)
+    return finish(fused_sum(terms, n, acc, align_bits), out_kind, fp8_out_bits)
+
+
 @njit(cache=True)
 def dot_element(avals, kcols, brow_vals, nstored, acc, align_bits, group, out_kind, fp8_out_bits, terms):
     """One D element: C + Σ a_j · B[k_j] over the stored products, group by group (dense K order)."""
     for j in range(nstored):
         terms[j] = avals[j] * brow_vals[kcols[j]]
-    if not math.isfinite(special_sum(terms, nstored, acc)):
-        return finish(special_sum(terms, nstored, acc), out_kind, fp8_out_bits)
+    naive = special_sum(terms, nstored, acc)
+    if not math.isfinite(naive):
+        return finish(naive, out_kind, fp8_out_bits)
     if group <= 0:
         return finish(fused_sum(terms, nstored, acc, align_bits), out_kind, fp8_out_bits)
     # sequential groups over dense K: gather each group's terms, fuse with the rounded accumulator
