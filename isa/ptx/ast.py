@@ -211,7 +211,7 @@ class Module:
     address_size: int
     functions: tuple[Function, ...]
     globals: tuple[VarDecl, ...] = ()
-    file: str = "<ptx>"
+    file: str = field(default="<ptx>", compare=False)  # where it came from, like ``loc``
     source: str = field(default="", compare=False, repr=False)
     decls: tuple[Function, ...] = ()  # bodiless declarations: ``.extern .func vprintf(...);``, forward ``.func``
 
