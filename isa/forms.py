@@ -19,7 +19,8 @@ from isa import formats
 PAIR_2_4 = "2:4"  # f16 bf16 s8 u8 fp8 f6 f4-in-container: 2 of every 4
 TF32_1_2 = "1:2"  # tf32: 1 of every 2
 QUAD_4_8 = "4:8"  # s4 u4 packed e2m1: 2 pairs of every 4 pairs
-PATTERNS = {PAIR_2_4: (2, 4), TF32_1_2: (1, 2), QUAD_4_8: (4, 8)}
+DENSE = "dense"  # `mma.sync` (no sparsity): every column stored
+PATTERNS = {PAIR_2_4: (2, 4), TF32_1_2: (1, 2), QUAD_4_8: (4, 8), DENSE: (1, 1)}
 
 VARIANTS = ("sp", "sp::ordered_metadata")
 
@@ -49,6 +50,7 @@ class MmaSpForm:
     targets: tuple[str, ...] = ("sm_80+",)
     verified: str = "spec"  # "hardware:H100" where traces/h100 replays bit-exact, else "spec"
     legacy_ok: bool = True  # `.sp` (unordered) accepted; the `.kind` forms are ordered-only
+    sparse: bool = True  # False: the dense `mma.sync` of the same shape (for comparisons)
     extra_selectors: tuple[int, ...] = field(default=(), compare=False)  # ptxas accepts, H100 traps
 
     # ---- derived facts
@@ -65,6 +67,8 @@ class MmaSpForm:
 
     @property
     def pattern(self) -> str:
+        if not self.sparse:
+            return DENSE
         if self.atype == "tf32":
             return TF32_1_2
         return QUAD_4_8 if self.element_bits == 4 else PAIR_2_4
@@ -76,14 +80,16 @@ class MmaSpForm:
     @property
     def regs(self) -> dict:
         m, n, k = self.shape.m, self.shape.n, self.shape.k
-        a = m * (k // 2) * self.element_bits // (32 * 32)
+        a = m * (k // 2 if self.sparse else k) * self.element_bits // (32 * 32)
         b = k * n * self.element_bits // (32 * 32)
         cd = m * n * formats.get(self.ctype).bits // (32 * 32) if self.ctype != "f16" else m * n // 64
-        return {"a": a, "b": b, "c": cd, "d": cd, "e": 1}
+        return {"a": a, "b": b, "c": cd, "d": cd, "e": 1 if self.sparse else 0}
 
     @property
     def meta_class(self) -> str:
         """Metadata class I–IV (ptx-mma-sp.md §5.2): bits of metadata per row decide it."""
+        if not self.sparse:
+            return "-"
         bits_per_row = (self.shape.k // self.chunk[1]) * 4
         if bits_per_row == 16:
             return "I"
@@ -93,7 +99,7 @@ class MmaSpForm:
 
     @property
     def selectors(self) -> tuple[int, ...]:
-        return {"I": (0, 1, 2, 3), "II": (0, 1), "III": (0, 1), "IV": (0,)}[self.meta_class]
+        return {"I": (0, 1, 2, 3), "II": (0, 1), "III": (0, 1), "IV": (0,), "-": ()}[self.meta_class]
 
     @property
     def is_integer(self) -> bool:
@@ -106,7 +112,7 @@ class MmaSpForm:
     @property
     def name(self) -> str:
         """Canonical instruction text (ordered variant; `.sp` is the same with the variant swapped)."""
-        parts = ["mma", "sp::ordered_metadata", "sync", "aligned", str(self.shape), "row", "col"]
+        parts = ["mma"] + (["sp::ordered_metadata"] if self.sparse else []) + ["sync", "aligned", str(self.shape), "row", "col"]
         if self.kind:
             parts.append(f"kind::{self.kind}")
         if self.block_scaled:
@@ -129,6 +135,8 @@ class MmaSpForm:
         parts += [self.dtype, self.atype, self.btype, self.ctype]
         if self.satfinite:
             parts.append("satfinite")
+        if not self.sparse:
+            parts.append("dense")
         return ".".join(parts)
 
     def __str__(self) -> str:
@@ -139,7 +147,7 @@ class MmaSpForm:
         z, w = self.chunk
         assert k % w == 0, f"{self.key}: K not a multiple of the chunk width"
         r = self.regs
-        assert r["a"] * 32 * self.epr == m * k // 2, f"{self.key}: A register count"
+        assert r["a"] * 32 * self.epr == m * k // (2 if self.sparse else 1), f"{self.key}: A register count"
         assert r["b"] * 32 * self.epr == k * n, f"{self.key}: B register count"
         assert self.dtype == self.ctype, f"{self.key}: D and C types differ"
 
@@ -179,9 +187,27 @@ def _rows():
                         ptx=ptx, targets=("sm_120a", "sm_121a"), legacy_ok=False)
 
 
-FORMS: tuple[MmaSpForm, ...] = tuple(_rows())
-BY_KEY = {f.key: f for f in FORMS}
-assert len(BY_KEY) == len(FORMS), "form keys must be unique"
+def _dense_rows():
+    """Dense `mma.sync` of the H100 shapes, for the comparisons the timing traces make (PTX ISA §9.7.14.5.14)."""
+    for c in ("f16", "f32"):
+        yield MmaSpForm(S(16, 8, 16), "f16", "f16", c, c, sparse=False, legacy_ok=False, ptx=(6, 5))
+    for k in (8, 16):
+        yield MmaSpForm(S(16, 8, k), "bf16", "bf16", "f32", "f32", sparse=False, legacy_ok=False, ptx=(7, 0))
+    for k in (4, 8):
+        yield MmaSpForm(S(16, 8, k), "tf32", "tf32", "f32", "f32", sparse=False, legacy_ok=False, ptx=(7, 0))
+    for (k, types), a, b, sat in itertools.product(((16, INT8), (32, INT8), (32, INT4), (64, INT4)),
+                                                   range(2), range(2), (False, True)):
+        yield MmaSpForm(S(16, 8, k), types[a], types[b], "s32", "s32", satfinite=sat, sparse=False,
+                        legacy_ok=False, ptx=(7, 0))
+    for a, b in itertools.product(FP8, FP8):
+        yield MmaSpForm(S(16, 8, 32), a, b, "f32", "f32", sparse=False, legacy_ok=False, ptx=(8, 4),
+                        targets=("sm_89+",))
+
+
+FORMS: tuple[MmaSpForm, ...] = tuple(_rows())  # every mma.sp form
+DENSE_FORMS: tuple[MmaSpForm, ...] = tuple(_dense_rows())
+BY_KEY = {f.key: f for f in FORMS + DENSE_FORMS}
+assert len(BY_KEY) == len(FORMS) + len(DENSE_FORMS), "form keys must be unique"
 
 # ----------------------------------------------------------------------------- targets
 
@@ -207,6 +233,8 @@ def runs_on(form: MmaSpForm, arch: str) -> bool:
 
 
 def variants_of(form: MmaSpForm) -> tuple[str, ...]:
+    if not form.sparse:
+        return ("dense",)
     return VARIANTS if form.legacy_ok else ("sp::ordered_metadata",)
 
 
@@ -230,8 +258,9 @@ def parse_mods(mods) -> tuple[MmaSpForm, str]:
     """Qualifiers as written (any order, as ptxas accepts them) → (form, variant)."""
     mods = list(mods)
     variants = [m for m in mods if m in VARIANTS]
-    if len(variants) != 1:
+    if len(variants) > 1:
         raise FormError("expected exactly one of .sp or .sp::ordered_metadata")
+    variants = variants or ["dense"]
     for req in ("sync", "aligned"):
         if req not in mods:
             raise FormError(f"`.{req}` is required on mma.sp")
@@ -255,12 +284,13 @@ def parse_mods(mods) -> tuple[MmaSpForm, str]:
         raise FormError(f"expected 4 types .dtype.atype.btype.ctype, got {len(types)}")
     d, a, b, c = types
     wanted = (shape[0], kind, vec, stype, d, a, b, c, "satfinite" in mods)
-    for f in FORMS:
-        if (str(f.shape), f.kind, f.scale_vec, f.stype, f.dtype, f.atype, f.btype, f.ctype, f.satfinite) == wanted:
+    for f in FORMS + DENSE_FORMS:
+        if (str(f.shape), f.kind, f.scale_vec, f.stype, f.dtype, f.atype, f.btype, f.ctype, f.satfinite) == wanted \
+                and f.sparse == (variants[0] != "dense"):
             variant = variants[0]
             if variant == "sp" and not f.legacy_ok:
                 raise FormError(f"`.sp` is not allowed with .kind::{kind}; use .sp::ordered_metadata")
             return f, variant
     if "satfinite" in mods and d != "s32":
         raise FormError(".satfinite exists only for integer mma.sp")
-    raise FormError(f"no mma.sp form {shape[0]} .{d}.{a}.{b}.{c}" + (f" with .kind::{kind}" if kind else ""))
+    raise FormError(f"no {'mma.sp' if variants[0] != 'dense' else 'mma'} form {shape[0]} .{d}.{a}.{b}.{c}" + (f" with .kind::{kind}" if kind else ""))

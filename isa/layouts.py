@@ -114,14 +114,17 @@ def _tables(layout: FragmentLayout):
 
 @lru_cache(maxsize=None)
 def a_layout(form: MmaSpForm) -> FragmentLayout:
-    """Compressed A: ``(T32, V) -> (M, K/2)``."""
-    k, epr = form.shape.k, form.epr
+    """Compressed A: ``(T32, V) -> (M, K/2)``; for dense `mma` the whole ``(M, K)``.
+
+    Both are one formula over the stored width W (K/2 sparse, K dense): column ``epr·t + (W/2)·(r div 2) + j``
+    — the compressed sparse fragment is laid out exactly like a dense fragment of half the K."""
+    width, epr = form.shape.k // (2 if form.sparse else 1), form.epr
 
     def fn(lane, reg, elem):
         g, t = group_id(lane), thread_id_in_group(lane)
-        return g + 8 * (reg % 2), epr * t + (k // 4) * (reg // 2) + elem
+        return g + 8 * (reg % 2), epr * t + (width // 2) * (reg // 2) + elem
 
-    return FragmentLayout("A", form.shape.m, k // 2, form.regs["a"], epr, form.element_bits, fn)
+    return FragmentLayout("A", form.shape.m, width, form.regs["a"], epr, form.element_bits, fn)
 
 
 @lru_cache(maxsize=None)
@@ -192,6 +195,8 @@ class MetaLayout:
 
 @lru_cache(maxsize=None)
 def meta_layout(form: MmaSpForm, selector: int) -> MetaLayout:
+    if not form.sparse:
+        raise ValueError(f"{form.key} is dense: it has no metadata")
     if selector not in form.selectors:
         raise ValueError(f"selector {selector} is not defined for {form.key} (defined: {form.selectors})")
     m_rows, chunks = form.shape.m, form.shape.k // form.chunk[1]

@@ -131,3 +131,24 @@ def test_f32_result_truncates_and_f16_result_rounds_to_nearest():
     a, e = to_registers(h, "A", A)
     d = mma_sp(h, a, to_registers(h, "B", B), np.zeros((32, 2), np.uint32), e)
     assert (from_registers(h, "D", d) == 1 + 2.0**-10).all()
+
+
+@pytest.mark.parametrize("form", __import__("isa.forms").forms.DENSE_FORMS, ids=str)
+def test_dense_mma_sync_is_exact(form):
+    rng = np.random.default_rng(7)
+    A = small_values(form.atype, rng, (3, form.shape.m, form.shape.k))
+    B = small_values(form.btype, rng, (3, form.shape.k, form.shape.n))
+    C = small_values(form.ctype, rng, (3, form.shape.m, form.shape.n))
+    from isa import layouts, formats
+    a = layouts.a_layout(form).pack(formats.encode_exact(form.atype, A))
+    d = mma_sp((form, "dense"), a, to_registers(form, "B", B), to_registers(form, "C", C))
+    ref = A @ B + C
+    assert np.array_equal(from_registers(form, "D", d), np.clip(ref, -2**31, 2**31 - 1) if form.satfinite else ref)
+
+
+def test_dense_a_layout_is_the_ptx_manual_m16n8k16():
+    """PTX ISA §9.7.14.5.8: a0,a1 row g cols 2t,2t+1; a2,a3 row g+8; a4..a7 cols +8."""
+    from isa import layouts
+    lay = layouts.a_layout(BY_KEY["m16n8k16.f32.f16.f16.f32.dense"])
+    assert [lay(6, r, j) for r in range(4) for j in range(2)] == [
+        (1, 4), (1, 5), (9, 4), (9, 5), (1, 12), (1, 13), (9, 12), (9, 13)]

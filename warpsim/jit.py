@@ -12,7 +12,7 @@ from numba import njit
 from isa.numerics.dot import dot_element, fused_element
 from isa.numerics.rounding import ieee_value
 
-PAT_2_4, PAT_1_2, PAT_4_8 = 0, 1, 2
+PAT_2_4, PAT_1_2, PAT_4_8, PAT_DENSE = 0, 1, 2, 3
 
 
 @njit(cache=True, inline="always")
@@ -35,6 +35,8 @@ def _field(regs, i, lane, reg, shift, mask):
 def _dense_col(pattern, chunk, code, slot):
     if pattern == PAT_2_4:
         return 4 * chunk + ((code >> (2 * slot)) & 3)
+    if pattern == PAT_DENSE:
+        return chunk
     if pattern == PAT_4_8:
         return 8 * chunk + 2 * ((code >> (2 * (slot // 2))) & 3) + slot % 2
     return 2 * chunk + (1 if code == 0b1110 else 0)

@@ -17,7 +17,7 @@ import numpy as np
 
 from isa import formats, layouts, sparsity
 from isa.errors import HardwareTrap, UndefinedBehavior
-from isa.forms import QUAD_4_8, TF32_1_2, FormError, MmaSpForm, parse_mods
+from isa.forms import DENSE, QUAD_4_8, TF32_1_2, FormError, MmaSpForm, parse_mods
 from isa.numerics.dot import OUT_F16, OUT_F32
 from isa.numerics.models import DotModel, model_for
 from warpsim import jit
@@ -70,7 +70,7 @@ class Plan:
         blk = f.shape.k // layouts.scale_blocks(f) if f.block_scaled else 0
         if sa is None:
             sa = sb = np.ones((1, 1, 1))
-        pattern = {TF32_1_2: jit.PAT_1_2, QUAD_4_8: jit.PAT_4_8}.get(f.pattern, jit.PAT_2_4)
+        pattern = {TF32_1_2: jit.PAT_1_2, QUAD_4_8: jit.PAT_4_8, DENSE: jit.PAT_DENSE}.get(f.pattern, jit.PAT_2_4)
         fp8 = f.atype in ("e4m3", "e5m2") and f.kind is None
         jit.mma_batch(a, b, c, e, self.ta, self.tm, self.tb, self.tc, *self.luts,
                       _low(f.atype), _low(f.btype), _low(f.ctype),
@@ -83,8 +83,11 @@ class Plan:
 
 @lru_cache(maxsize=None)
 def plan(form: MmaSpForm, variant: str, selector: int, arch: str) -> Plan:
-    ml = layouts.meta_layout(form, selector)
-    tm = np.stack([ml.lane_of, 4 * ml.nibble_of]).astype(np.int64)
+    if form.sparse:
+        ml = layouts.meta_layout(form, selector)
+        tm = np.stack([ml.lane_of, 4 * ml.nibble_of]).astype(np.int64)
+    else:  # dense: every column is stored in order; the metadata table is never consulted
+        tm = np.zeros((2, form.shape.m, form.shape.k), dtype=np.int64)
     container = form.kind in ("f8f6f4", "mxf8f6f4")
     luts = (_lut(form.atype, container), _lut(form.btype, container),
             _lut(form.ctype, False) if form.ctype == "f16" else EMPTY_LUT)
@@ -120,10 +123,10 @@ def check_selector(form: MmaSpForm, selector: int, policy: str, where: str = "")
     raise FormError(f"sparsity selector {selector} is not accepted for {form.key}: must be one of {list(form.selectors)}")
 
 
-def mma_sp(instruction, a, b, c, e, *, selector: int = 0, arch: str = "sm_90a", ub_policy: str = "error",
+def mma_sp(instruction, a, b, c, e=None, *, selector: int = 0, arch: str = "sm_90a", ub_policy: str = "error",
            scale_a=None, scale_b=None, byte_id_a: int = 0, thread_id_a: int = 0,
            byte_id_b: int = 0, thread_id_b: int = 0, where: str = "") -> np.ndarray:
-    """Run ``N`` warp-level ``mma.sp`` instances on raw registers.
+    """Run ``N`` warp-level ``mma.sp`` instances (or dense ``mma.sync``: no ``e``) on raw registers.
 
     ``a (N,32,nA)``, ``b (N,32,nB)``, ``c (N,32,nC)`` and ``e (N,32)`` uint32 (a single instance
     may drop the leading N). Returns ``d (N,32,nD)`` uint32. Scale operands (block-scaled kinds):
@@ -133,13 +136,18 @@ def mma_sp(instruction, a, b, c, e, *, selector: int = 0, arch: str = "sm_90a", 
     single = np.asarray(a).ndim == 2
     a, b, c = (np.ascontiguousarray(np.asarray(x, dtype=np.uint32).reshape((-1, 32, x.shape[-1])))
                for x in (np.asarray(a), np.asarray(b), np.asarray(c)))
+    if e is None:
+        if form.sparse:
+            raise FormError(f"{form.key}: the metadata registers e are required")
+        e = np.zeros((a.shape[0], 32), dtype=np.uint32)
     e = np.ascontiguousarray(np.asarray(e, dtype=np.uint32).reshape((-1, 32)))
     for name, x, want in (("a", a, form.regs["a"]), ("b", b, form.regs["b"]), ("c", c, form.regs["c"])):
         if x.shape[-1] != want:
             raise FormError(f"{form.key}: operand {name} needs {want} registers per lane, got {x.shape[-1]}")
-    check_selector(form, selector, ub_policy, where)
-    sparsity.check_codes(form, variant, sparsity.meta_codes(form, e, selector), selector,
-                         where=where, policy=ub_policy)
+    if form.sparse:
+        check_selector(form, selector, ub_policy, where)
+        sparsity.check_codes(form, variant, sparsity.meta_codes(form, e, selector), selector,
+                             where=where, policy=ub_policy)
     sa = sb = None
     if form.block_scaled:
         sa, sb = _scales(form, scale_a, scale_b, byte_id_a, thread_id_a, byte_id_b, thread_id_b, a.shape[0])
