@@ -1,4 +1,5 @@
-"""``mma.sp`` / ``mma.sp::ordered_metadata`` (PTX ISA §9.7.14.6.3).
+"""``mma.sp`` / ``mma.sp::ordered_metadata`` (PTX ISA §9.7.14.6.3), and dense ``mma.sync`` (§9.7.14.5.14)
+of the same shapes.
 
     mma.SPV.sync.aligned.shape.row.col{.kind}{.block_scale{.scale_vec}}{.satfinite}.dtype.atype.btype.ctype{.stype}
         d, a, b, c, e, f {, scale-a, {byte-id-a, thread-id-a}, scale-b, {byte-id-b, thread-id-b}};
@@ -22,10 +23,6 @@ SYNTAX = ("mma.sp{::ordered_metadata}.sync.aligned.shape.row.col{.kind}{.block_s
           ".dtype.atype.btype.ctype d, a, b, c, e, f;")
 
 
-def is_sparse(ins: Instruction) -> bool:
-    return "sp" in ins.modset or "sp::ordered_metadata" in ins.modset
-
-
 @lru_cache(maxsize=4096)
 def decode(ins: Instruction) -> tuple[MmaSpForm, str, int]:
     """(form, variant, selector) of a well-formed instruction, or a located PtxSemanticError."""
@@ -34,14 +31,11 @@ def decode(ins: Instruction) -> tuple[MmaSpForm, str, int]:
     except FormError as err:
         raise PtxSemanticError(ins.loc, f"'{ins.name}': {err}", expected="an mma.sp form (see `warpsim forms`)")
     ops = ins.operands
+    if not form.sparse:
+        _check_vectors(ins, form, ops, 4)
+        return form, variant, 0
     want = 10 if form.block_scaled else 6
-    if len(ops) != want:
-        raise PtxSemanticError(ins.loc, f"mma.sp takes {want} operands, got {len(ops)}", expected=SYNTAX)
-    for pos, name in ((0, "d"), (1, "a"), (2, "b"), (3, "c")):
-        n = form.regs[name]
-        if not isinstance(ops[pos], Vec) or len(ops[pos].items) != n:
-            raise PtxSemanticError(ins.loc, f"operand {name} of {form.key} must be a vector of {n} registers",
-                                   expected="{" + ", ".join(f"%r{i}" for i in range(n)) + "}")
+    _check_vectors(ins, form, ops, want)
     e = ops[4]
     if not (isinstance(e, Reg) or (isinstance(e, Vec) and len(e.items) == 1 and isinstance(e.items[0], Reg))):
         raise PtxSemanticError(ins.loc, "metadata operand e must be a 32-bit register", expected="%r or {%r}")
@@ -54,7 +48,19 @@ def decode(ins: Instruction) -> tuple[MmaSpForm, str, int]:
     return form, variant, selector
 
 
-@semantics("mma", syntax=SYNTAX, timing="tensor", when=is_sparse)
+def _check_vectors(ins, form, ops, want) -> None:
+    if len(ops) != want:
+        raise PtxSemanticError(ins.loc, f"{'mma.sp' if form.sparse else 'mma'} takes {want} operands, got {len(ops)}",
+                               expected=SYNTAX if form.sparse else "d, a, b, c")
+    for pos, name in ((0, "d"), (1, "a"), (2, "b"), (3, "c")):
+        n = form.regs[name]
+        if not isinstance(ops[pos], Vec) or len(ops[pos].items) != n:
+            raise PtxSemanticError(ins.loc, f"operand {name} of {form.key} must be a vector of {n} registers",
+                                   expected="{" + ", ".join(f"%r{i}" for i in range(n)) + "}")
+
+
+@semantics("mma", syntax=SYNTAX + "  |  mma.sync.aligned.shape.row.col.dtype.atype.btype.ctype d, a, b, c;",
+           timing="tensor")
 def mma_sp(ctx, ins):
     form, variant, selector = decode(ins)
     if not runs_on(form, ctx.arch):
@@ -62,11 +68,14 @@ def mma_sp(ctx, ins):
                                  expected=f"a target among {', '.join(form.targets)}")
     if not ctx.active.all():
         lane = int(np.flatnonzero(~ctx.active)[0])
-        raise UndefinedBehavior(".aligned mma.sp executed by a partial warp (PTX ISA §9.7.14.6.3: "
-                                "all threads must execute the same mma.sp)", lane=lane, where=ctx.where(),
+        raise UndefinedBehavior(".aligned mma executed by a partial warp (PTX ISA §9.7.14.6.3: "
+                                "all threads must execute the same mma)", lane=lane, where=ctx.where(),
                                 detail=f"{int(ctx.active.sum())} of 32 lanes active")
     ops = ins.operands
     a, b, c = (ctx.read_vec(op, "b32") for op in ops[1:4])
+    if not form.sparse:
+        ctx.write_vec(ops[0], ctx.mma_sp(form, variant, 0, a, b, c, None), "b32")
+        return
     e_op = ops[4].items[0] if isinstance(ops[4], Vec) else ops[4]
     e = ctx.read(e_op, "b32")
     scales = {}
