@@ -79,6 +79,8 @@ class _FunctionChecker:
     def __init__(self, module: Module, f: Function):
         self.f = f
         self.regs, self.labels, self.names = _Scopes(), _Scopes(), _Scopes()
+        self.vregs = _Scopes()  # vector registers (.reg .v4 .f32 %v): %v.x names a component
+        self.label_at: dict[str, Label] = {}  # first definition of each label name, any block
         globals_ = [g.name for g in module.globals]
         functions = [g.name for g in module.functions] + [g.name for g in module.decls]
         for name in globals_ + functions + [p.name for p in f.params + f.rets] + list(PREDEFINED):
@@ -94,6 +96,8 @@ class _FunctionChecker:
             if isinstance(s, RegDecl):
                 for n in s.names():
                     self.regs.add(n, s.block)
+                    if s.vector:
+                        self.vregs.add(n, s.block)
             elif isinstance(s, (VarDecl, CallPrototype)):
                 self.names.add(s.name, s.block)
             elif isinstance(s, Label):
@@ -104,6 +108,7 @@ class _FunctionChecker:
                         s.loc, f"duplicate label '{s.name}'",
                         expected=f"a label name not already defined in this block (first defined at {first})")
                 first_label[key] = s
+                self.label_at.setdefault(s.name, s)
                 self.labels.add(s.name, s.block)
 
     def run(self) -> None:
@@ -134,11 +139,17 @@ class _FunctionChecker:
         if self.regs.sees(name, block) or name in SPECIAL_REGISTERS:
             return True
         m = _COMPONENT.match(name)  # %v1.x: a component of a vector register
-        return bool(m) and self.regs.sees(m.group(1), block)
+        return bool(m) and self.vregs.sees(m.group(1), block)
 
     def symbol(self, ins: Instruction, name: str) -> None:
         if ins.opcode in BRANCHES:
             if not self.labels.sees(name, ins.block):
+                other = self.label_at.get(name)
+                if other is not None:
+                    raise PtxSemanticError(
+                        _use_loc(ins, name), f"label '{name}' is not visible here",
+                        expected=f"a label in this block or an enclosing one ('{name}' is defined at {other.loc}, "
+                                 "inside a '{ }' block that does not enclose this branch)")
                 raise PtxSemanticError(_use_loc(ins, name), f"label '{name}' used but not defined",
                                        expected=f"a label defined in function '{self.f.name}'")
             return

@@ -335,7 +335,9 @@ class _Parser:
                 out.append(self.parse_init_value())
             if not self.accept(","):
                 break
-        self.expect_punct("}", f" to close the initialiser list opened at {open_tok.line}:{open_tok.col}", "',' or '}'")
+        if not self.accept("}"):
+            self.missing_after(self.toks[self.i - 1], "'}'", f"',' or '}}' (to close the '{{' at {open_tok.line}:{open_tok.col})",
+                               " in initialiser list")
         return out
 
     def parse_init_value(self):
@@ -387,15 +389,18 @@ class _Parser:
     def parse_param_list(self, where: str) -> tuple[Param, ...]:
         open_tok = self.expect_punct("(")
         params = []
+        close = f"')' to close the '(' at {open_tok.line}:{open_tok.col}"
         if not self.is_punct(")"):
             while True:
+                if self.peek().kind == EOF:
+                    self.error(self.peek(), f"unexpected end of file{where}", f"a parameter declaration, then {close}")
                 params.append(self.parse_param(where))
                 if not self.accept(","):
                     break
         if not self.is_punct(")"):
             tok = self.peek()
             if tok.kind == EOF:
-                self.error(tok, f"unexpected end of file{where}", f"')' to close the '(' at {open_tok.line}:{open_tok.col}")
+                self.error(tok, f"unexpected end of file{where}", close)
             self.unexpected(tok, "',' or ')'", where)
         self.next()
         return tuple(params)
@@ -544,7 +549,7 @@ class _Parser:
             reg = self.expect_id("a predicate register", " in guard '@'")
             guard = Guard(reg.text, negated)
         op = self.peek()
-        if op.kind != ID or op.text.startswith("%"):
+        if op.kind != ID or not op.text[0].isalpha():
             self.unexpected(op, "an instruction opcode (e.g. add.s32)", " after guard" if guard else "")
         self.next()
         parts = op.text.split(".")
@@ -559,7 +564,10 @@ class _Parser:
                     continue
                 if self.is_punct(";"):
                     break
-                self.missing_after(self.toks[self.i - 1], "';'", "',' or ';'", f" at end of '{op.text}'")
+                prev, tok = self.toks[self.i - 1], self.peek()
+                if tok.kind != EOF and tok.line == prev.line:
+                    self.unexpected(tok, "',' or ';'", f" after operand {len(operands)} of '{op.text}'")
+                self.missing_after(prev, "';'", "',' or ';'", f" at end of '{op.text}'")
         self.next()  # ';'
         return Instruction(parts[0], tuple(parts[1:]), tuple(operands), guard, loc=self.loc(op),
                            src_line=self.src_line, block=self.block)
@@ -639,11 +647,8 @@ class _Parser:
                 continue
             if self.accept("}"):
                 return Vec(tuple(items))
-            tok = self.peek()
-            if tok.kind == EOF:
-                self.error(tok, "unexpected end of file in vector operand",
-                           f"'}}' to close the '{{' at {open_tok.line}:{open_tok.col}")
-            self.unexpected(tok, "',' or '}'", f" in vector operand{where}")
+            self.missing_after(self.toks[self.i - 1], "'}'", f"'}}' to close the '{{' at {open_tok.line}:{open_tok.col}",
+                               f" in vector operand{where}")
 
     def parse_paren_list(self, where: str) -> Vec:
         open_tok = self.next()
@@ -655,11 +660,8 @@ class _Parser:
                 if not self.accept(","):
                     break
         if not self.accept(")"):
-            tok = self.peek()
-            if tok.kind == EOF:
-                self.error(tok, "unexpected end of file in '(...)' list",
-                           f"')' to close the '(' at {open_tok.line}:{open_tok.col}")
-            self.unexpected(tok, "',' or ')'", f" in '(...)' list{where}")
+            self.missing_after(self.toks[self.i - 1], "')'", f"')' to close the '(' at {open_tok.line}:{open_tok.col}",
+                               f" in '(...)' list{where}")
         return Vec(tuple(items), "()")
 
     def parse_address(self, where: str) -> Addr:
@@ -681,9 +683,10 @@ class _Parser:
             self.unexpected(tok, "a register, a variable name or an integer address", f" in address{where}")
         if not self.accept("]"):
             tok = self.peek()
-            if tok.kind == EOF:
-                self.error(tok, "unexpected end of file in address", f"']' to close the '[' at {open_tok.line}:{open_tok.col}")
-            self.unexpected(tok, "']'" if base is None or offset else "'+', '-' or ']'", f" in address{where}")
+            if tok.kind != EOF and tok.line == self.toks[self.i - 1].line:
+                self.unexpected(tok, "']'" if base is None or offset else "'+', '-' or ']'", f" in address{where}")
+            self.missing_after(self.toks[self.i - 1], "']'", f"']' to close the '[' at {open_tok.line}:{open_tok.col}",
+                               f" in address{where}")
         return Addr(base, offset)
 
     def parse_offset(self, where: str) -> int:
