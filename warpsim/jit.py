@@ -6,10 +6,12 @@ arithmetic of a layout is written here. One call runs N instances with no Python
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numba import njit
 
-from isa.numerics.dot import dot_element, fused_element
+from isa.numerics.dot import OUT_F32, dot_element, fused_element, fused_row_f32
 from isa.numerics.rounding import ieee_value
 
 PAT_2_4, PAT_1_2, PAT_4_8, PAT_DENSE = 0, 1, 2, 3
@@ -77,6 +79,10 @@ def mma_batch(a, b, c, e, ta, tm, tb, tc, a_lut, b_lut, c_lut, a_low, b_low, c_l
     cval = np.empty((m_rows, n_cols))
     terms = np.empty(kh)
     scaled = np.empty(kh)
+    big, inv, acc = np.empty(n_cols), np.empty(n_cols), np.empty(n_cols)
+    iacc = np.empty(n_cols, dtype=np.int64)
+    row_bits = np.empty(n_cols, dtype=np.uint32)
+    hot = not is_int and scale_blk == 0 and group == 0 and out_kind == OUT_F32 and fp8_out_bits == 0
     for i in range(n_inst):
         gather_a(a, e, i, ta, tm, a_lut, a_low, amask, pattern, z, aval, kcol)
         gather_mat(b, i, tb, b_lut, b_low, bmask, bval)
@@ -84,6 +90,12 @@ def mma_batch(a, b, c, e, ta, tm, tb, tc, a_lut, b_lut, c_lut, a_low, b_low, c_l
         for col in range(c.shape[2]):
             for lane in range(32):
                 d[i, lane, col] = 0
+        if hot and _all_finite(aval) and _all_finite(bval) and _all_finite(cval):
+            for m in range(m_rows):
+                fused_row_f32(aval[m], kcol[m], bval, cval[m], align_bits, row_bits, big, inv, acc, iacc)
+                for n in range(n_cols):
+                    d[i, tc[0, m, n], tc[1, m, n]] = row_bits[n]
+            continue
         for m in range(m_rows):
             for n in range(n_cols):
                 if is_int:
@@ -103,6 +115,14 @@ def mma_batch(a, b, c, e, ta, tm, tb, tc, a_lut, b_lut, c_lut, a_low, b_low, c_l
                                        out_kind, fp8_out_bits, terms)
                 lane, reg, shift = tc[0, m, n], tc[1, m, n], tc[2, m, n]
                 d[i, lane, reg] |= np.uint32(bits) << np.uint32(shift)
+
+
+@njit(cache=True)
+def _all_finite(x):
+    for v in x.ravel():
+        if not math.isfinite(v):
+            return False
+    return True
 
 
 @njit(cache=True)

@@ -99,3 +99,56 @@ def decode_out(bits, out_kind):
     if out_kind == OUT_F32:
         return ieee_value(np.int64(bits), 8, 23)
     return ieee_value(np.int64(bits), 5, 10)
+
+
+@njit(cache=True)
+def fused_row_f32(av, kc, bval, crow, align_bits, out, big, inv, acc, iacc):
+    """One row of D for every column at once — the hot path (finite inputs, f32 out, whole K fused).
+
+    The same model as :func:`fused_sum` + :func:`finish`, written over columns so it vectorises:
+    the largest exponent comes from the bits of the largest magnitude, the alignment is a
+    multiplication by a power of two, and f32 round-toward-zero is a shift of the float64 bits.
+    """
+    ncol, kh = bval.shape[0], av.shape[0]
+    for n in range(ncol):
+        big[n] = abs(crow[n])
+    for j in range(kh):
+        a, k = av[j], kc[j]
+        for n in range(ncol):
+            big[n] = max(big[n], abs(a * bval[n, k]))
+    bb, ib = big.view(np.int64), inv.view(np.int64)
+    for n in range(ncol):
+        ib[n] = (2046 + align_bits - ((bb[n] >> 52) & 0x7FF)) << 52  # 2^(align - E_max)
+    for n in range(ncol):  # int64 conversion truncates toward zero: |term · inv| < 2^(align+2)
+        iacc[n] = np.int64(crow[n] * inv[n])
+    for j in range(kh):
+        a, k = av[j], kc[j]
+        for n in range(ncol):
+            iacc[n] += np.int64(a * bval[n, k] * inv[n])
+    for n in range(ncol):
+        acc[n] = iacc[n] / inv[n]
+    rb = acc.view(np.int64)
+    for n in range(ncol):
+        out[n] = f32_rz_bits(rb[n])
+    for n in range(ncol):
+        if big[n] == 0.0:  # all terms zero: the plain sum keeps IEEE's sign of zero
+            s = crow[n]
+            for j in range(kh):
+                s += av[j] * bval[n, kc[j]]
+            out[n] = f32_rz(s)
+
+
+@njit(cache=True, inline="always")
+def f32_rz_bits(b):
+    """The bits ``b`` of a finite float64 → f32 bits toward zero, by shifting (zero keeps its sign)."""
+    sign = np.uint32((b >> 63) & 1) << np.uint32(31)
+    e = ((b >> 52) & 0x7FF) - 1023
+    mant = b & 0xFFFFFFFFFFFFF
+    if e > 127:
+        return sign | np.uint32(0x7F7FFFFF)
+    if e >= -126:
+        return sign | np.uint32(((e + 127) << 23) | (mant >> 29))
+    shift = -97 - e
+    if shift >= 53 or e == -1023:
+        return sign
+    return sign | np.uint32((mant | (1 << 52)) >> shift)
