@@ -1,0 +1,95 @@
+"""``warpsim replay [PATH...]``: the bundled H100 traces (default) or yours, through the simulator.
+
+Exit status 0 when every instance of every trace is bit-exact (and every timing trace is within its
+bound), 1 on any mismatch, 2 when a trace file is unreadable (truncated, tampered, wrong version).
+"""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from warpsim import replay, tracefile
+
+BUNDLED = Path(__file__).resolve().parent.parent / "traces"
+
+
+def _progress(i: int, n: int, path: str) -> None:
+    if sys.stderr.isatty():
+        width = 30
+        done = int(width * i / max(n, 1))
+        sys.stderr.write(f"\r[{'#' * done}{'.' * (width - done)}] {i}/{n} {path[-50:]:50}")
+        sys.stderr.flush()
+
+
+def run(args) -> int:
+    paths = args.paths or [str(BUNDLED)]
+    files = replay.trace_files(paths)
+    if not files:
+        print(f"no trace files (*.npz) under {', '.join(paths)}", file=sys.stderr)
+        return 2
+    results, status = [], 0
+    for i, f in enumerate(files):
+        _progress(i, len(files), f)
+        try:
+            res = replay.replay_file(f, args.arch, args.max_mismatches)
+        except tracefile.TraceError as err:
+            print(f"\nerror: {err}", file=sys.stderr)
+            return 2
+        results.append(res)
+        status = status or (0 if res.ok else 1)
+    _progress(len(files), len(files), "done")
+    if sys.stderr.isatty():
+        sys.stderr.write("\n")
+    if args.json:
+        print(json.dumps([r.to_json() for r in results], indent=1))
+    else:
+        print(table(results, verbose=args.verbose))
+    return status
+
+
+def table(results, verbose: bool = False) -> str:
+    """Per form (instruction traces merged over input classes), per program, per timing trace."""
+    merged: dict = {}
+    for r in results:
+        for g in r.groups:
+            key = (r.kind, g.name)
+            agg = merged.setdefault(key, {"inst": 0, "exact": 0, "first": [], "err": "", "files": 0, "cyc": []})
+            agg["inst"] += g.instances
+            agg["exact"] += g.exact
+            agg["files"] += 1
+            agg["err"] = agg["err"] or g.error
+            agg["first"] += g.mismatches[: max(0, 3 - len(agg["first"]))]
+            if g.measured_cycles is not None:
+                agg["cyc"].append((g.simulated_cycles, g.measured_cycles))
+    lines = [f"{'kind':11} {'form / program':54} {'instances':>9} {'bit-exact':>10}"]
+    for (kind, name), agg in sorted(merged.items()):
+        pct = 100.0 * agg["exact"] / agg["inst"] if agg["inst"] else 0.0
+        if agg["err"]:
+            lines.append(f"{kind:11} {name:54} {agg['inst']:9d}  ERROR: {agg['err'][:120]}")
+            continue
+        extra = ""
+        if agg["cyc"]:
+            sim, hw = agg["cyc"][0]
+            extra = f"  cycles sim {sim:.1f} hw {hw:.1f} ({100 * (sim - hw) / hw:+.1f}%)"
+        lines.append(f"{kind:11} {name:54} {agg['inst']:9d} {pct:9.3f}%{extra}")
+        if verbose or pct < 100.0:
+            lines += ["    " + m.render().replace("\n", "\n    ") for m in agg["first"]]
+    total = sum(a["inst"] for a in merged.values())
+    exact = sum(a["exact"] for a in merged.values())
+    ok = all(r.ok for r in results)
+    lines.append(f"\n{len(results)} trace files, {total} instances, {exact} bit-exact "
+                 f"({100.0 * exact / max(total, 1):.3f}%): {'OK' if ok else 'MISMATCH'}")
+    devices = sorted({r.device for r in results})
+    lines.append(f"traces recorded on: {', '.join(devices)}")
+    return "\n".join(lines)
+
+
+def register(sub) -> None:
+    p = sub.add_parser("replay", help="replay hardware traces and report where the model differs")
+    p.add_argument("paths", nargs="*", help="trace files or folders (default: the bundled traces/)")
+    p.add_argument("--arch", default=None, help="simulate this target instead of the trace's GPU (e.g. sm_80)")
+    p.add_argument("--json", action="store_true", help="machine-readable results")
+    p.add_argument("--max-mismatches", type=int, default=3, help="mismatches reported per form (default 3)")
+    p.add_argument("-v", "--verbose", action="store_true", help="show sample mismatches even for passing forms")
+    p.set_defaults(func=run)
