@@ -1,0 +1,106 @@
+"""A CTA: up to 1024 threads in up to 32 warps sharing shared memory and 16 named barriers.
+
+Warps run one at a time, round-robin, each for up to ``quantum`` instructions or until it
+waits at a barrier or finishes. ``bar.sync``/``barrier.sync`` with no thread count completes
+when every warp that has not exited has arrived; with a count ``b`` when ``ceil(b/32)`` warps
+have (barriers count whole warps). ``bar.arrive`` arrives without waiting. When no warp can run
+and some still wait, the CTA is deadlocked: :class:`BarrierDeadlock` says who waits where.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from isa.errors import WarpsimError
+from warpsim.memory import Flat
+from warpsim.warp import Warp
+
+NUM_BARRIERS = 16
+
+
+class BarrierDeadlock(WarpsimError):
+    """Every live warp of a CTA waits at a barrier that can no longer complete."""
+
+
+class CTA:
+    def __init__(self, program, ctaid, nctaid, ntid, launch, quantum: int = 512):
+        self.program, self.launch, self.quantum = program, launch, quantum
+        self.ctaid, self.nctaid, self.ntid = tuple(ctaid), tuple(nctaid), tuple(ntid)
+        self.arch, self.ub_policy = launch.arch, launch.ub_policy
+        self.gmem, self.params, self.const = launch.gmem, launch.params, launch.const
+        self.global_vars = launch.global_vars
+        self.dynamic_shared = launch.dynamic_shared
+        size = program.dynamic_shared_offset + launch.dynamic_shared if launch.dynamic_shared else program.static_shared
+        self.shared = Flat(size, "shared memory")
+        n = ntid[0] * ntid[1] * ntid[2]
+        self.nwarps = (n + 31) // 32
+        t = np.arange(self.nwarps * 32)
+        tid = np.stack([t % ntid[0], (t // ntid[0]) % ntid[1], t // (ntid[0] * ntid[1])], axis=1)
+        self.warps = [Warp(program, w, min(32, n - 32 * w), tid[32 * w: 32 * w + 32], self, launch.clock)
+                      for w in range(self.nwarps)]
+        self.bars: dict[int, dict] = {}
+
+    # ---------------------------------------------------------------- barriers
+    def arrive(self, warp: Warp, bar_id: int, count: int | None, wait: bool) -> None:
+        if not 0 <= bar_id < NUM_BARRIERS:
+            warp._error(f"barrier id {bar_id} out of range", "0..15")
+        if count is not None and (count <= 0 or count % 32):
+            warp._error(f"barrier thread count {count} is not a positive multiple of 32")
+        b = self.bars.setdefault(bar_id, {"arrived": set(), "waiting": [], "count": count, "where": warp.where()})
+        b["arrived"].add(warp.warp_id)
+        if count is not None:
+            b["count"] = count
+        if wait:
+            b["waiting"].append(warp)
+            warp.blocked = (bar_id, count)
+        self._try_release(bar_id)
+
+    def _needed(self, b) -> int:
+        if b["count"] is not None:
+            return b["count"] // 32
+        return sum(1 for w in self.warps if not w.done)
+
+    def _try_release(self, bar_id):
+        b = self.bars[bar_id]
+        if len(b["arrived"]) >= self._needed(b):
+            for w in b["waiting"]:
+                w.blocked = None
+            del self.bars[bar_id]
+
+    # ---------------------------------------------------------------- running
+    def run(self, max_steps: int | None = None) -> int:
+        """Run every warp to completion; returns the warp instructions executed."""
+        quantum = self.quantum
+        while True:
+            progressed = False
+            for w in self.warps:
+                k = 0
+                while k < quantum and not w.done and w.blocked is None:
+                    w.step()
+                    k += 1
+                if k:
+                    progressed = True
+                    if w.done:
+                        for bar_id in list(self.bars):
+                            self._try_release(bar_id)
+            if all(w.done for w in self.warps):
+                return self.steps
+            if max_steps is not None and self.steps > max_steps:
+                raise WarpsimError(f"CTA {self.ctaid}: more than {max_steps} warp instructions; stopped "
+                                   f"(an endless loop?)")
+            if not progressed:
+                raise BarrierDeadlock(self._deadlock_message())
+
+    @property
+    def steps(self) -> int:
+        return sum(w.steps for w in self.warps)
+
+    def _deadlock_message(self) -> str:
+        lines = [f"deadlock in CTA {self.ctaid}: no warp can run"]
+        for bar_id, b in sorted(self.bars.items()):
+            lines.append(f"  barrier {bar_id} (first reached at {b['where']}): warps {sorted(b['arrived'])} "
+                         f"arrived, {self._needed(b)} needed")
+        done = [w.warp_id for w in self.warps if w.done]
+        if done:
+            lines.append(f"  warps {done} have exited")
+        lines.append("  (a barrier inside divergent code, or a thread count larger than the threads that arrive?)")
+        return "\n".join(lines)

@@ -1,0 +1,58 @@
+"""The functional engine: runs a grid of CTAs one after another, each warp by ``Warp.step()``."""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+from isa.errors import WarpsimError
+from warpsim.cta import CTA
+from warpsim.memory import Flat, Global
+
+MAX_THREADS_PER_CTA = 1024
+
+
+@dataclass
+class Launch:
+    """What every CTA of one launch shares."""
+
+    arch: str
+    ub_policy: str
+    gmem: Global
+    params: Flat
+    const: Flat
+    global_vars: dict  # name -> device address of module .global variables
+    dynamic_shared: int = 0
+    clock: Callable | None = None  # clock(warp) -> int; default: the warp's retired instructions
+
+
+@dataclass
+class Stats:
+    warp_instructions: int
+    ctas: int
+    wall_s: float
+
+
+def dim3(x, what: str) -> tuple[int, int, int]:
+    """An int or a tuple of up to 3 ints -> (x, y, z), each >= 1."""
+    t = (x,) if isinstance(x, (int,)) or hasattr(x, "__index__") else tuple(x)
+    if not 1 <= len(t) <= 3:
+        raise WarpsimError(f"{what} must be an int or a tuple of 1 to 3 ints, got {x!r}")
+    t = tuple(int(v) for v in t) + (1,) * (3 - len(t))
+    if min(t) < 1:
+        raise WarpsimError(f"{what} dimensions must be >= 1, got {t}")
+    return t
+
+
+def run_grid(program, grid, block, launch: Launch, max_steps: int | None = None) -> Stats:
+    """Run every CTA of ``grid`` (x fastest) to completion."""
+    g, b = dim3(grid, "grid"), dim3(block, "block")
+    if b[0] * b[1] * b[2] > MAX_THREADS_PER_CTA:
+        raise WarpsimError(f"block {b} has {b[0] * b[1] * b[2]} threads; a CTA holds at most {MAX_THREADS_PER_CTA}")
+    t0, total, n = time.perf_counter(), 0, 0
+    for z in range(g[2]):
+        for y in range(g[1]):
+            for x in range(g[0]):
+                total += CTA(program, (x, y, z), g, b, launch).run(max_steps)
+                n += 1
+    return Stats(total, n, time.perf_counter() - t0)
