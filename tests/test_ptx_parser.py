@@ -37,7 +37,8 @@ def regs(*names):
 
 @pytest.mark.parametrize("name,target", [("basic.ptx", ("sm_90a",)), ("mma_sp.ptx", ("sm_90a",)),
                                          ("misc.ptx", ("sm_90a",)), ("linkage.ptx", ("sm_90a",)),
-                                         ("tcgen05.ptx", ("sm_100a",)), ("handwritten.ptx", ("sm_90a",))])
+                                         ("tcgen05.ptx", ("sm_100a",)), ("handwritten.ptx", ("sm_90a",)),
+                                         ("debug.ptx", ("sm_90a", "debug"))])
 def test_header(name, target):
     m = load(name)
     assert m.version == (9, 0)
@@ -256,6 +257,26 @@ def test_handwritten_operands():
     assert blocks[67] == (0,) and blocks[71] == (0, 1) and blocks[78] == (2,) and blocks[85] == ()
     guards = {i.loc.line: i.guard for i in hand.instructions if i.guard}
     assert guards == {57: Guard("q", True), 83: Guard("p"), 84: Guard("p", True)}
+
+
+def test_debug_build_sections_skipped_and_lines_kept():
+    m = load("debug.ptx")
+    assert "\t.section\t.debug_abbrev" in m.source
+    (kern,) = m.functions
+    assert m.globals == () and m.decls == ()
+    assert m.debug[0].startswith(".file\t1 ") and m.debug[0].endswith('tests/ptx/src/debug.cu"')
+    assert [d.split()[1] for d in m.debug[1:]] == [".debug_abbrev", ".debug_info", ".debug_macinfo"]
+    assert all(d.endswith("}") for d in m.debug[1:])
+    mul = at_line(kern, 40)
+    assert mul.opcode == "mul" and mul.src_line == 4
+    assert kern.instructions[-1].opcode == "ret" and kern.instructions[-1].src_line == 5
+
+
+def test_nested_initialiser_is_flattened_with_padding():
+    m = parse(HEADER + ".global .u32 a[3][2] = {{1}, {3, 4}, {5}};\n.global .u8 b[2][2][2] = {{{1}, {2, 3}}, {{4}}};")
+    a, b = m.globals
+    assert a.init == (1, 0, 3, 4, 5)
+    assert b.init == (1, 0, 2, 3, 4)
 
 
 # ---------------------------------------------------------------- immediates and opcodes

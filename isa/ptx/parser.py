@@ -158,6 +158,7 @@ class _Parser:
             if address_size not in (32, 64):
                 self.error(self.toks[self.i - 1], f"invalid address size {address_size}", "32 or 64")
         functions, decls, globals_ = [], [], []
+        self.debug: list[str] = []
         while self.peek().kind != EOF:
             item = self.parse_module_item()
             if isinstance(item, Function):
@@ -166,7 +167,7 @@ class _Parser:
                 globals_.extend(item)
         decls = [dataclasses.replace(d, body=()) for d in decls]
         return Module(version, target, address_size, tuple(functions), tuple(globals_),
-                      file=self.file, source=self.text, decls=tuple(decls))
+                      file=self.file, source=self.text, decls=tuple(decls), debug=tuple(self.debug))
 
     def parse_version(self) -> tuple[int, int]:
         tok = self.peek()
@@ -199,6 +200,7 @@ class _Parser:
         if name == "file":
             self.next()
             self.skip_line(tok)
+            self.debug.append(self.lines[tok.line - 1].strip())
             return None
         if name == "pragma":
             self.next()
@@ -234,6 +236,7 @@ class _Parser:
                 self.error(t, "unexpected end of file in '.section'", f"'}}' to close the '{{' at {open_tok.line}:{open_tok.col}")
             if t.kind == PUNCT and t.text in "{}":
                 depth += 1 if t.text == "{" else -1
+        self.debug.append("\n".join(self.lines[tok.line - 1:t.line]).strip())
 
     # ------------------------------------------------------------ declarations
 

@@ -209,4 +209,6 @@ def format_module(m: Module) -> str:
         out.append("")
     for f in m.functions:
         out += [format_function(f), ""]
+    for d in m.debug:
+        out += [d, ""]
     return "\n".join(out)

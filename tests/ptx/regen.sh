@@ -11,3 +11,4 @@ $NVCC -ptx $SM90 src/mma_sp.cu -o mma_sp.ptx
 $NVCC -ptx $SM90 src/misc.cu -o misc.ptx
 $NVCC -ptx $SM90 -rdc=true -lineinfo src/linkage.cu -o linkage.ptx
 $NVCC -ptx $SM100 src/tcgen05.cu -o tcgen05.ptx
+$NVCC -ptx $SM90 -G src/debug.cu -o debug.ptx
