@@ -55,22 +55,34 @@ class _Box:
         return out
 
     def _cells(self, x0, y0) -> list[str]:
-        out, marks = ['<g stroke="#000" stroke-width="0.5">'], []
-        texts = ['<g text-anchor="middle">']
+        """Fills (one path per colour, or one rect per cell with a tooltip), thin grid, marks, texts."""
+        fills: dict[str, list[str]] = {}
+        out, marks, texts = [], [], ['<g text-anchor="middle">']
         for r, row in enumerate(self.grid.cells):
             for c, cell in enumerate(row):
                 x, y = x0 + c * self.cw, y0 + r * self.ch
-                rect = f'<rect x="{x}" y="{y}" width="{self.cw}" height="{self.ch}" fill="{hexrgb(cell_fill(cell, self.highlight))}"'
-                out.append(rect + (f"><title>{_esc(cell.tip)}</title></rect>" if self.tips and cell.tip else "/>"))
+                fill = hexrgb(cell_fill(cell, self.highlight))
+                if self.tips and cell.tip:
+                    out.append(f'<rect x="{x}" y="{y}" width="{self.cw}" height="{self.ch}" fill="{fill}">'
+                               f"<title>{_esc(cell.tip)}</title></rect>")
+                else:
+                    fills.setdefault(fill, []).append(f"M{x} {y}h{self.cw}v{self.ch}h-{self.cw}z")
                 if emphasized(cell, self.highlight):
-                    marks.append(f'<rect x="{x + 1}" y="{y + 1}" width="{self.cw - 2}" height="{self.ch - 2}"/>')
+                    marks.append(f"M{x + 1} {y + 1}h{self.cw - 2}v{self.ch - 2}h-{self.cw - 2}z")
                 top = y + (self.ch - LINE * len(cell.lines)) / 2 + LINE - 2
                 for i, line in enumerate(cell.lines):
                     texts.append(f'<text x="{x + self.cw / 2:g}" y="{top + i * LINE:g}">{_esc(line)}</text>')
-        out.append("</g>")
+        out += [f'<path fill="{f}" d="{"".join(d)}"/>' for f, d in fills.items()]
+        out.append(self._grid_path(x0, y0))
         if marks:
-            out += ['<g fill="none" stroke="#c00000" stroke-width="2">'] + marks + ["</g>"]
+            out.append(f'<path fill="none" stroke="#c00000" stroke-width="2" d="{"".join(marks)}"/>')
         return out + texts + ["</g>"]
+
+    def _grid_path(self, x0, y0) -> str:
+        (rows, cols), w, h = self.grid.shape, self.grid.shape[1] * self.cw, self.grid.shape[0] * self.ch
+        d = "".join(f"M{x0} {y0 + r * self.ch}h{w}" for r in range(1, rows))
+        d += "".join(f"M{x0 + c * self.cw} {y0}v{h}" for c in range(1, cols))
+        return f'<path fill="none" stroke="#000" stroke-width="0.5" d="{d}"/>'
 
     def _rules(self, x0, y0) -> list[str]:
         (rb, cb), (rows, cols) = self.grid.band, self.grid.shape
