@@ -174,7 +174,8 @@ def _rows():
         yield MmaSpForm(S(16, 8, k), types[a], types[b], "s32", "s32", satfinite=sat, verified=HW)  # rows 9-12
     for a, b in itertools.product(FP8, FP8):  # row 13
         yield MmaSpForm(S(16, 8, 64), a, b, "f32", "f32", ptx=(8, 4), targets=("sm_89+",), verified=HW)
-        yield MmaSpForm(S(16, 8, 64), a, b, "f16", "f16", ptx=(8, 7), targets=("sm_120a", "sm_120f", "sm_121a"))
+        yield MmaSpForm(S(16, 8, 64), a, b, "f16", "f16", ptx=(8, 7), targets=("sm_120a", "sm_120f", "sm_121a"),
+                        legacy_ok=False)  # ptxas 13.0: "Illegal modifier '.sp'" (only ::ordered_metadata)
     kind_targets = ("sm_120a", "sm_120f", "sm_121a", "sm_100a", "sm_100f", "sm_103a", "sm_110a")
     for a, b, c in itertools.product(F8F6F4, F8F6F4, ("f16", "f32")):  # row 14
         yield MmaSpForm(S(16, 8, 64), a, b, c, c, kind="f8f6f4", ptx=(8, 7), targets=kind_targets, legacy_ok=False)

@@ -81,7 +81,7 @@ class FragmentLayout:
         rows, cols = self.tables
         el = np.asarray(matrix_bits).astype(np.uint64)[..., rows, cols] & np.uint64((1 << self.bits) - 1)
         shifts = (np.arange(self.epr, dtype=np.uint64) * np.uint64(self.bits))
-        return np.bitwise_or.reduce(el << shifts, axis=-1).astype(np.uint32)
+        return np.ascontiguousarray(np.bitwise_or.reduce(el << shifts, axis=-1), dtype=np.uint32)
 
     def unpack(self, regs: np.ndarray) -> np.ndarray:
         """Registers ``(..., 32, nregs)`` → element bit patterns ``(..., rows, cols)`` (uint32)."""
