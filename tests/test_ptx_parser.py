@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from isa.errors import PtxSyntaxError
-from isa.ptx import check, parse, parse_file, parse_instruction
+from isa.ptx import check, format_module, parse, parse_file, parse_instruction
 from isa.ptx.ast import (
     Addr, CallPrototype, Guard, Imm, Instruction, Label, Param, Pragma, Reg, RegDecl, Sym, VarDecl, Vec,
 )
@@ -264,12 +264,18 @@ def test_debug_build_sections_skipped_and_lines_kept():
     assert "\t.section\t.debug_abbrev" in m.source
     (kern,) = m.functions
     assert m.globals == () and m.decls == ()
-    assert m.debug[0].startswith(".file\t1 ") and m.debug[0].endswith('tests/ptx/src/debug.cu"')
-    assert [d.split()[1] for d in m.debug[1:]] == [".debug_abbrev", ".debug_info", ".debug_macinfo"]
-    assert all(d.endswith("}") for d in m.debug[1:])
+    assert m.verbatim[0].startswith(".file\t1 ") and m.verbatim[0].endswith('tests/ptx/src/debug.cu"')
+    assert [d.split()[1] for d in m.verbatim[1:]] == [".debug_abbrev", ".debug_info", ".debug_macinfo"]
+    assert all(d.endswith("}") for d in m.verbatim[1:])
     mul = at_line(kern, 40)
     assert mul.opcode == "mul" and mul.src_line == 4
     assert kern.instructions[-1].opcode == "ret" and kern.instructions[-1].src_line == 5
+
+
+def test_module_scope_pragma_is_kept():
+    m = parse(HEADER + '.pragma "nounroll";\n.entry k() { ret; }')
+    assert m.verbatim == ('.pragma "nounroll";',)
+    assert '\n.pragma "nounroll";\n' in format_module(m) and parse(format_module(m)).verbatim == m.verbatim
 
 
 def test_nested_initialiser_is_flattened_with_padding():

@@ -214,8 +214,9 @@ class Module:
     file: str = field(default="<ptx>", compare=False)  # where it came from, like ``loc``
     source: str = field(default="", compare=False, repr=False)
     decls: tuple[Function, ...] = ()  # bodiless declarations: ``.extern .func vprintf(...);``, forward ``.func``
-    # ``.file`` lines and ``.section`` blocks (DWARF, from ``-G``/``-lineinfo``), verbatim; the printer puts them back
-    debug: tuple[str, ...] = field(default=(), compare=False, repr=False)
+    # module-level text kept as written and printed back: ``.file`` lines, ``.section`` blocks (DWARF, from
+    # ``-G``), module-scope ``.pragma "...";``
+    verbatim: tuple[str, ...] = field(default=(), compare=False, repr=False)
 
     def function(self, name: str) -> Function:
         for f in self.functions:

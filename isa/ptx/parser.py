@@ -158,7 +158,7 @@ class _Parser:
             if address_size not in (32, 64):
                 self.error(self.toks[self.i - 1], f"invalid address size {address_size}", "32 or 64")
         functions, decls, globals_ = [], [], []
-        self.debug: list[str] = []
+        self.verbatim: list[str] = []
         while self.peek().kind != EOF:
             item = self.parse_module_item()
             if isinstance(item, Function):
@@ -167,7 +167,7 @@ class _Parser:
                 globals_.extend(item)
         decls = [dataclasses.replace(d, body=()) for d in decls]
         return Module(version, target, address_size, tuple(functions), tuple(globals_),
-                      file=self.file, source=self.text, decls=tuple(decls), debug=tuple(self.debug))
+                      file=self.file, source=self.text, decls=tuple(decls), verbatim=tuple(self.verbatim))
 
     def parse_version(self) -> tuple[int, int]:
         tok = self.peek()
@@ -200,12 +200,13 @@ class _Parser:
         if name == "file":
             self.next()
             self.skip_line(tok)
-            self.debug.append(self.lines[tok.line - 1].strip())
+            self.verbatim.append(self.lines[tok.line - 1].strip())
             return None
         if name == "pragma":
             self.next()
-            self.parse_pragma_text(tok)
+            text = self.parse_pragma_text(tok)
             self.expect_punct(";", " after '.pragma'")
+            self.verbatim.append(f'.pragma "{text}";')
             return None
         if name == "section":
             self.skip_section(tok)
@@ -236,7 +237,7 @@ class _Parser:
                 self.error(t, "unexpected end of file in '.section'", f"'}}' to close the '{{' at {open_tok.line}:{open_tok.col}")
             if t.kind == PUNCT and t.text in "{}":
                 depth += 1 if t.text == "{" else -1
-        self.debug.append("\n".join(self.lines[tok.line - 1:t.line]).strip())
+        self.verbatim.append("\n".join(self.lines[tok.line - 1:t.line]).strip())
 
     # ------------------------------------------------------------ declarations
 

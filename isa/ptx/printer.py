@@ -201,6 +201,7 @@ def format_function(f: Function, declaration: bool = False) -> str:
 def format_module(m: Module) -> str:
     out = [f".version {m.version[0]}.{m.version[1]}", ".target " + ", ".join(m.target),
            f".address_size {m.address_size}", ""]
+    out += [v for v in m.verbatim if v.startswith(".pragma")]
     for d in m.decls:
         out += [format_function(d, declaration=True), ""]
     for g in m.globals:
@@ -209,6 +210,7 @@ def format_module(m: Module) -> str:
         out.append("")
     for f in m.functions:
         out += [format_function(f), ""]
-    for d in m.debug:
-        out += [d, ""]
+    for v in m.verbatim:
+        if not v.startswith(".pragma"):
+            out += [v, ""]
     return "\n".join(out)
