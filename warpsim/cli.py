@@ -14,6 +14,7 @@ COMMANDS = [  # modules with register(subparsers); a missing one is skipped
     "warpsim.cmd_forms",
     "warpsim.cmd_bench",
     "warpsim.cmd_layout",
+    "warpsim.cmd_replay",
 ]
 
 
