@@ -68,6 +68,8 @@ BODY_LINE = 10  # the first line of ``lines`` in in_body()
     ("\tmov.u32 %r1, 0b12;", 0, 15, "invalid immediate '0b12': invalid binary digit '2'", "an integer"),
     ("\tmov.u32 %r1, 99999999999999999999;", 0, 15, "integer constant does not fit in 64 bits", "an integer"),
     ("\tmov.f64 %rd1, 0d3FF0;", 0, 16, "'0d' must be followed by exactly 16 hex digits", "a float"),
+    ("\tmov.u32 %r1, %;", 0, 15, "invalid character '%' in 'mov.u32'", "an operand"),
+    ("\tmov.u32 %r1, $ ;", 0, 15, "invalid character '$' in 'mov.u32'", "an operand"),
     ("\tmov.u32 %r1, -;", 0, 16, "unexpected ';' in 'mov.u32'", "a number after '-'"),
     ("\tmov.u32 %r1, %r2,;", 0, 19, "missing operand in 'mov.u32'", "an operand"),
     ("\t.reg .b33 %x;", 0, 7, "unknown qualifier '.b33' in '.reg' declaration", "a type"),
