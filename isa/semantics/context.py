@@ -29,7 +29,10 @@ class ExecContext(Protocol):
     def write_vec(self, op, values: np.ndarray, ptype: str) -> None: ...  # (32, n)
 
     # ----- memory: addr is (32,) uint64 byte addresses in ``space``; returns/stores (32,) or (32, n)
-    def address(self, op) -> tuple[str, np.ndarray]: ...  # resolve [base+off] -> (space, addr)
+    # address(op, space): ``space`` is the instruction's state space ("global", "shared", ... or
+    # "generic"); a variable/parameter base resolves to its address in that space (its generic
+    # address when space is "generic"). Returns (space, (32,) uint64 addresses).
+    def address(self, op, space: str | None = None) -> tuple[str, np.ndarray]: ...
     def load(self, space: str, addr: np.ndarray, ptype: str, n: int = 1) -> np.ndarray: ...
     def store(self, space: str, addr: np.ndarray, values: np.ndarray, ptype: str, n: int = 1) -> None: ...
 
@@ -37,9 +40,16 @@ class ExecContext(Protocol):
     def special(self, name: str) -> np.ndarray: ...  # %tid.x, %laneid, %clock64 ...
     def branch(self, target: str, taken: np.ndarray) -> None: ...  # lanes in ``taken`` jump
     def exit(self) -> None: ...  # active lanes finish
-    def barrier(self, bar_id: int, count: int | None) -> None: ...  # bar.sync
+    def barrier(self, bar_id: int, count: int | None, wait: bool = True) -> None: ...  # bar.sync; wait=False: bar.arrive
     def where(self) -> str: ...  # "file:line:col (instruction)" for error messages
 
     # ----- the warp's tensor core (implemented by warpsim.tensorcore.mma_sp)
     def mma_sp(self, form, variant: str, selector: int, a: np.ndarray, b: np.ndarray, c: np.ndarray,
                e: np.ndarray, **scales) -> np.ndarray: ...  # (32, nA) ... (32,) uint32 -> d (32, nD)
+
+    # ----- added for the ordinary instructions (warpsim.warp.Warp implements them)
+    def cvta(self, addr: np.ndarray, space: str, to_generic: bool) -> np.ndarray: ...  # cvta / cvta.to
+    def symbol(self, name: str) -> tuple[str, int] | None: ...  # (space, address) of a variable or param
+    def fence(self, kind: str) -> None: ...  # membar/fence: executed and counted, no functional effect
+    def sleep(self, ns: np.ndarray) -> None: ...  # nanosleep
+    def undefined(self, rule: str, lanes=None, value=None, detail: str = ""): ...  # raise UndefinedBehavior
