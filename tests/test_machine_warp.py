@@ -171,3 +171,46 @@ def test_clock_is_pluggable():
     assert out[0] == 0  # functional clock: the warp's retired instructions so far
     fn(1, 1, (out,), clock=lambda warp: 1000 + warp.steps)
     assert out[0] == 1000
+
+
+def test_generic_addressing_of_shared_and_local():
+    text = HEAD + """.visible .entry k(.param .u64 pout)
+{
+    .reg .b32 %r<10>; .reg .b64 %rd<10>;
+    .shared .align 8 .b32 sh[32];
+    .local .align 8 .b8 depot[64];
+    mov.u32 %r1, %laneid;
+    mov.u64 %rd1, sh;
+    cvta.shared.u64 %rd2, %rd1;
+    mul.wide.u32 %rd3, %r1, 4;
+    add.u64 %rd4, %rd2, %rd3;
+    add.u32 %r2, %r1, 7;
+    st.u32 [%rd4], %r2;
+    mov.u64 %rd5, depot;
+    cvta.local.u64 %rd6, %rd5;
+    mul.lo.u32 %r3, %r1, 11;
+    st.v2.u32 [%rd6+8], {%r3, %r1};
+    ld.shared.u32 %r4, [%rd1+12];
+    ld.local.v2.u32 {%r5, %r6}, [%rd5+8];
+    add.u32 %r7, %r4, %r5;
+    ld.u32 %r8, [%rd6+12];
+    add.u32 %r7, %r7, %r8;
+    ld.param.u64 %rd7, [pout];
+    add.u64 %rd7, %rd7, %rd3;
+    st.global.u32 [%rd7], %r7;
+    ret;
+}
+"""
+    out = np.zeros(32, np.uint32)
+    warpsim.RawModule(code=text).get_function("k")(1, 32, (out,))
+    lane = np.arange(32)
+    assert np.array_equal(out, (3 + 7) + lane * 11 + lane)
+
+
+def test_misaligned_vector_access_faults():
+    text = kernel("""
+    ld.param.u64 %rd1, [pout];
+    ld.global.v2.u32 {%r1, %r2}, [%rd1+4];
+    ret;""")
+    with pytest.raises(MemoryFault, match="misaligned 8-byte access"):
+        warpsim.RawModule(code=text).get_function("k")(1, 1, (np.zeros(4, np.uint32),))
