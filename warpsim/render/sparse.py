@@ -164,7 +164,7 @@ def dense_example_grid(form: MmaSpForm, ex: Example) -> Grid:
             line.append(Cell((f"T{owner}", f"V{vs}"), owner, kind, f"A[{m}][{k}] <- V{vs} of lane {owner}"))
         cells.append(line)
         notes.append(" ".join(code_text(form, int(q)) for q in ex.codes[m]))
-    return _dense_frame(form, "landing", f"A, logical: where the stored values land ({ex.source} metadata; codes per chunk at right)",
+    return _dense_frame(form, "landing", f"A, logical: where the stored values land ({ex.source} metadata; each row lists its chunk codes)",
                         cells, notes)
 
 

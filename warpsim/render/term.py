@@ -7,6 +7,7 @@ lane's cells are marked ``*`` and ignored / flagged cells keep their text marks 
 from __future__ import annotations
 
 import shutil
+import textwrap
 
 from warpsim.render.model import KIND_TEXT, Figure, Grid, cell_fill, emphasized
 
@@ -34,20 +35,27 @@ def render_grid(grid: Grid, highlight=None, color: bool = False, width: int = 10
     cw = max(len(_cell_text(c)) for row in grid.cells for c in row) + (1 if highlight is not None else 0)
     cw = max(cw, max(len(c) for c in grid.cols))
     lw = max(len(r) for r in grid.rows)
-    out = [grid.title]
-    for band in _bands(grid, cw, lw, width):
+    out = textwrap.wrap(grid.title, width)
+    bands = _bands(grid, cw, lw, width)
+    notes_fit = lw + 1 + (cw + 1) * len(bands[-1]) + 1 + max(map(len, grid.row_notes), default=0) <= width
+    for band in bands:
         head = " " * lw + " " + " ".join(grid.cols[c].rjust(cw) for c in band)
         out.append(head.rstrip())
         for r, label in enumerate(grid.rows):
             if grid.band[0] and r and r % grid.band[0] == 0:
                 out.append(" " * lw + " " + "-" * ((cw + 1) * len(band) - 1))
             parts = [_fmt(grid.cells[r][c], cw, highlight, color) for c in band]
-            note = grid.row_notes[r] if grid.row_notes and band[-1] == grid.shape[1] - 1 else ""
+            note = grid.row_notes[r] if grid.row_notes and notes_fit and band is bands[-1] else ""
             out.append((label.rjust(lw) + " " + " ".join(parts) + ("  " + note if note else "")).rstrip())
         if len(band) < grid.shape[1]:
             out.append("")
+    if grid.row_notes and not notes_fit:
+        out.append("")
+        for label, note in zip(grid.rows, grid.row_notes):
+            wrapped = textwrap.wrap(note, max(width - lw - 2, 8)) or [""]
+            out += [f"{label.rjust(lw) if i == 0 else ' ' * lw}: {w}" for i, w in enumerate(wrapped)]
     if grid.caption:
-        out.append(f"({grid.caption})")
+        out += textwrap.wrap(f"({grid.caption})", width)
     return out
 
 
@@ -84,6 +92,6 @@ def render(fig: Figure, color: bool = False, width: int | None = None) -> str:
         out.append("")
         out += render_grid(grid, fig.highlight, color, width)
     out.append("")
-    out += legend(fig, color)
-    out += [f"- {n}" for n in fig.notes]
+    out += legend(fig, color) if color else [w for line in legend(fig, color) for w in textwrap.wrap(line, width)]
+    out += [w for n in fig.notes for w in textwrap.wrap(n, width, initial_indent="- ", subsequent_indent="  ")]
     return "\n".join(out) + "\n"

@@ -42,6 +42,7 @@ def _grid(grid: Grid, highlight, x0: float) -> list[str]:
 def render(fig: Figure) -> str:
     out = [f"% layout: {fig.header}",
            r"\documentclass[convert]{standalone}",
+           r"\usepackage[T1]{fontenc}",
            r"\usepackage{tikz}",
            r"\begin{document}",
            r"\begin{tikzpicture}[x={(0cm,-1cm)},y={(1cm,0cm)},every node/.style={minimum size=1cm, outer sep=0pt}]",
