@@ -71,6 +71,16 @@ class Kernel:
         return ", ".join(f"{p.name} .{p.type}" + "".join(f"[{d}]" for d in p.dims) for p in self.program.fn.params)
 
     def __call__(self, grid, block, args, shared_mem: int = 0, *, clock=None, max_steps: int | None = None) -> Stats:
+        launch, mapped = self.prepare(args, shared_mem, clock=clock)
+        stats = run_grid(self.program, grid, block, launch, max_steps)
+        self.write_back(launch, mapped)
+        self.last_stats = stats
+        return stats
+
+    def prepare(self, args, shared_mem: int = 0, *, clock=None) -> tuple[Launch, dict]:
+        """Check and pack ``args`` into fresh device memory: ``(launch, mapped)``, where ``mapped`` holds the
+        numpy arrays passed by pointer and their device addresses (for :meth:`write_back`). The debugger
+        builds its CTAs from this; ``__call__`` is prepare + run_grid + write_back."""
         params = self.program.fn.params
         args = tuple(args)
         if len(args) != len(params):
@@ -87,12 +97,14 @@ class Kernel:
                                                                           buf.tobytes()),
                         Flat(self.program.const_bytes, "const bank", _const_image(self.program)),
                         _alloc_globals(self.program, gmem), int(shared_mem), clock)
-        stats = run_grid(self.program, grid, block, launch, max_steps)
+        return launch, mapped
+
+    @staticmethod
+    def write_back(launch: Launch, mapped: dict) -> None:
+        """Copy device memory back into the numpy arrays that were passed by pointer."""
         for arr, base in mapped.values():
-            data = gmem.region(base)[: arr.nbytes]
+            data = launch.gmem.region(base)[: arr.nbytes]
             arr[...] = data.view(arr.dtype).reshape(arr.shape)
-        self.last_stats = stats
-        return stats
 
     def _pack(self, i, p, a, gmem, mapped) -> bytes:
         where = f"argument {i} ({p.name} .{p.type}) of kernel '{self.name}'"
