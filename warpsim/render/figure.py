@@ -101,8 +101,14 @@ def _pattern_note(form: MmaSpForm) -> str:
     return (f"Sparsity {form.pattern}: each chunk of {w} dense columns keeps {z}"
             f"{' (as 2 pairs)' if form.pattern == '4:8' else ''}; one 4-bit code per chunk. "
             f"Codes: ordered {_codes(form, 'sp::ordered_metadata')}"
-            + (f"; legacy .sp also {_codes(form, 'sp', exclude='sp::ordered_metadata')}" if form.legacy_ok else "")
+            + (f"; legacy .sp also {_codes(form, 'sp', exclude='sp::ordered_metadata')}" if _legacy_extra(form) else "")
             + ".")
+
+
+def _legacy_extra(form) -> bool:
+    from isa.sparsity import valid_codes
+
+    return form.legacy_ok and set(valid_codes(form, "sp")) != set(valid_codes(form, "sp::ordered_metadata"))
 
 
 def _codes(form, variant, exclude=None) -> str:

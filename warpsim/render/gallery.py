@@ -18,6 +18,8 @@ from warpsim.render.figure import build, layout_group
 SEED_FIGURES = (
     ("111", "Sparse MMA storage example (16x16 f16 A, compressed, selector 0)", "m16n8k16.f32.f16.f16.f32", "A", 0,
      ("fragment", "landing")),
+    ("111", "Sparse MMA storage example: the lane of each quad that holds the metadata (selector 0)",
+     "m16n8k16.f32.f16.f16.f32", "E", 0, ("sites",)),
     ("112", "Sparse MMA metadata example for .f16/.bf16", "m16n8k16.f32.f16.f16.f32", "A", 0, ("landing",)),
     ("113", "Sparse MMA metadata example for .tf32", "m16n8k8.f32.tf32.tf32.f32", "A", 0, ("landing",)),
     ("114", "Sparse MMA metadata example for .u8/.s8", "m16n8k32.s32.u8.u8.s32", "A", 0, ("landing",)),
