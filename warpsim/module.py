@@ -35,7 +35,8 @@ def _parse(text: str, file: str) -> ast.Module:
 
 class RawModule:
     def __init__(self, code: str | None = None, path: str | None = None, arch: str | None = None,
-                 ub_policy: str = "error", module: ast.Module | None = None):
+                 ub_policy: str = "error", module: ast.Module | None = None, timing: bool = True,
+                 timing_params=None):
         if ub_policy not in UB_POLICIES:
             raise WarpsimError(f"ub_policy must be one of {UB_POLICIES}, got {ub_policy!r}")
         if module is None:
@@ -48,6 +49,10 @@ class RawModule:
         self.module, self.ub_policy = module, ub_policy
         self.arch = arch or module.arch
         self._programs: dict[str, Program] = {}
+        # timing=True: the timed engine (warpsim.timing) decides when each step runs and %clock64 reads the
+        # simulated cycle; timing=False: the functional engine only. timing_params: a warpsim.timing Params.
+        self.timing, self.timing_params = timing, timing_params
+        self.last_timeline = None
 
     def get_function(self, name: str) -> "Kernel":
         if name not in self._programs:
@@ -66,13 +71,20 @@ class Kernel:
     def __init__(self, mod: RawModule, program: Program):
         self.mod, self.program, self.name = mod, program, program.fn.name
         self.last_stats: Stats | None = None
+        self.last_timeline = None  # warpsim.timing.model.Timeline of the last timed launch
 
     def signature(self) -> str:
         return ", ".join(f"{p.name} .{p.type}" + "".join(f"[{d}]" for d in p.dims) for p in self.program.fn.params)
 
     def __call__(self, grid, block, args, shared_mem: int = 0, *, clock=None, max_steps: int | None = None) -> Stats:
         launch, mapped = self.prepare(args, shared_mem, clock=clock)
-        stats = run_grid(self.program, grid, block, launch, max_steps)
+        if self.mod.timing and clock is None:
+            from warpsim.timing.model import run_grid_timed
+            stats, self.last_timeline = run_grid_timed(self.program, grid, block, launch, self.mod.timing_params,
+                                                       max_steps)
+            self.mod.last_timeline = self.last_timeline
+        else:
+            stats = run_grid(self.program, grid, block, launch, max_steps)
         self.write_back(launch, mapped)
         self.last_stats = stats
         return stats

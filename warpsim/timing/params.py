@@ -1,0 +1,87 @@
+"""Timing parameters: what one table (``params_sm90`` / ``params_sm80`` / ``params_sm100``) must say.
+
+A table module defines ``TABLE``: a dict with
+
+* ``arch``, ``calibration`` (``"H100 clock64 traces"`` or ``"literature"``), ``clock_mhz``;
+* ``issue``: ``subpartitions`` (warp w runs on sub-partition w % n), ``sms``, ``branch_taken`` (extra
+  cycles before the instruction after a taken branch issues), ``drain_tensor_at_branch`` (a branch
+  waits until every in-flight tensor op of its warp has written back: ptxas schedules HMMA/IMMA with
+  fixed stall counts and does not carry them across a basic-block boundary), ``barrier`` (cycles from
+  the last arrival at ``bar.sync`` to the first issue after it);
+* ``units``: ``{unit: {"ii": cycles, "scope": "sp" | "sm"}}`` — a pipe accepts one warp instruction
+  every ``ii`` cycles, per sub-partition or shared by the SM;
+* ``classes``: ``{timing class: {"unit": unit, "latency": cycles}}`` for every class in
+  ``isa.semantics.registry.TIMING_CLASSES``;
+* ``tensor``: ``{group: {"latency", "ii", "forms": [...]}}`` — the tensor pipe of each form key
+  (``isa.forms`` key, a ``dense:`` prefix for ``mma.sync``);
+* ``emulated``: ``{form key: [stage, ...]}`` — a PTX mma that the hardware runs as a sequence of ops;
+  each stage ``{"op", "unit", "count", "latency", "after"}`` (``after``: ``"ab"`` = needs A/B/E,
+  ``"prev"`` = needs the previous stage's results, ``"prev+c"`` = and C), tensor stages name a
+  ``tensor`` group; ``"hoisted": True`` marks stages that ptxas moves out of a loop when A/B/E do
+  not change (the model skips them when the same instruction runs again with the same A/B/E).
+
+Numbers are floats in cycles of the SM clock; times in the model are floats, ``%clock64`` is the
+floor of the current time.
+"""
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+
+from isa.errors import WarpsimError
+
+
+@dataclass
+class Params:
+    arch: str
+    calibration: str
+    clock_mhz: float
+    issue: dict
+    units: dict
+    classes: dict
+    tensor: dict
+    emulated: dict = field(default_factory=dict)
+    name: str = ""
+    _by_form: dict = field(default_factory=dict, repr=False)
+
+    def __post_init__(self):
+        for group, g in self.tensor.items():
+            for key in g["forms"]:
+                self._by_form[key] = group
+
+    def tensor_group(self, key: str, sparse: bool) -> str:
+        """The tensor group of a form key (``dense:`` prefixed for mma.sync); a fallback by shape/width."""
+        k = key if sparse else "dense:" + key
+        g = self._by_form.get(k)
+        if g is not None:
+            return g
+        fb = self.tensor.get("sparse_default" if sparse else "dense_default")
+        if fb is None:
+            raise WarpsimError(f"timing table {self.name} has no tensor timing for {k}")
+        return "sparse_default" if sparse else "dense_default"
+
+    def with_tensor(self, latency: float, ii: float) -> "Params":
+        """The same table with every tensor group (and emulated tensor stage) at one latency/ii:
+        the fixed-latency Accel-Sim-like baseline."""
+        tensor = {g: dict(v, latency=latency, ii=ii) for g, v in self.tensor.items()}
+        return Params(self.arch, f"{self.calibration}; every tensor op latency {latency} / ii {ii}",
+                      self.clock_mhz, self.issue, self.units, self.classes, tensor, self.emulated,
+                      self.name + f"-fixed{latency:g}")
+
+
+TABLES = {"sm_90": "warpsim.timing.params_sm90", "sm_80": "warpsim.timing.params_sm80",
+          "sm_100": "warpsim.timing.params_sm100"}
+
+
+def params_for(arch: str) -> Params:
+    """The table for ``arch`` (``sm_90a`` -> sm_90; sm_86/87/89 -> sm_80; sm_100a/101/103/110/120 -> sm_100)."""
+    a = arch.rstrip("af")
+    try:
+        n = int(a.split("_")[1])
+    except (IndexError, ValueError):
+        raise WarpsimError(f"no timing table for arch {arch!r}") from None
+    base = "sm_80" if n < 90 else "sm_90" if n < 100 else "sm_100"
+    mod = importlib.import_module(TABLES[base])
+    t = mod.TABLE
+    return Params(t["arch"], t["calibration"], t["clock_mhz"], t["issue"], t["units"], t["classes"],
+                  t["tensor"], t.get("emulated", {}), name=base)

@@ -1,0 +1,156 @@
+"""sm_90 (H100 SXM/HBM3, 1980 MHz) timing table, calibrated to ``traces/h100/timing/*.npz``.
+
+Evidence notation: ``T/<file>:<kernel>`` is a timing trace and kernel; "1w ILPn" the 1-warp run at ILP n,
+"slope" the cycles per instruction between reps 4 and 32 (median of the non-first launches), "trip" the
+cycles of one 8-step loop trip. ``S/<file>`` is recorded SASS in ``traces/h100/sass``; ``P/<kernel>`` is
+SASS of the recorded PTX made here with ptxas 13.0.88 (the version that made the recorded cubins) and
+cuobjdump 13.5. Values marked [lit] come from the literature (shared/reference/anchors.md §3), not from
+these traces: they only set the prologue/epilogue of the traced kernels.
+"""
+
+TABLE = {
+    "arch": "sm_90",
+    "calibration": "H100 clock64 traces (traces/h100/timing), 1980 MHz",
+    "clock_mhz": 1980.0,
+    "issue": {
+        # one CTA's warps are spread over 4 sub-partitions by warp id mod 4: T/*:<k>_ilp4 with 5 warps —
+        # warps 0 and 4 take 2x as long (12357 vs 6639 cycles), warps 1-3 do not (sp_f16_k16_f32, dense_*).
+        "subpartitions": 4,
+        "sms": 132,
+        # each sub-partition issues at most one instruction per cycle; ready warps are taken in loose
+        # round-robin order (after the last warp issued): T/*:ilp4 with 2 and 3 warps on one
+        # sub-partition finish within 2% of each other (12357/12582, 18201/18574/18351).
+        "policy": "lrr",
+        # the instruction after a taken branch: no visible cost in the dependent chains —
+        # T/sp_f16_k16_f32:ilp1 trip = 134 = 8 x 16.75 and T/dense_f16_k16_f32:ilp1 trip = 192 = 8 x 24.
+        "branch_taken": 0.0,
+        # a branch waits for the warp's in-flight tensor ops (fixed stall counts do not cross a block
+        # boundary; S/timing_sp_f16_k16_f32_ilp1.sass: HMMA.SP has no scoreboard, stall 15 + NOP).
+        # Sets the per-trip overhead of the pipe-bound runs: dense ILP n trip = 48n + 18 = 48n + (24 - 6)
+        # (T/dense_*:ilp4..8, 210/258/306/354/402), sparse k32 64n + 16 = 64n + (24 - 8)
+        # (T/sp_f16_k32_f32:ilp4..8, 272..528), and the latency-bound ILP2/3 dense trips 198/204 (+6/+12).
+        "drain_tensor_at_branch": True,
+        # bar.sync: last arrival -> next issue [lit: ~20-cycle CTA barrier on Volta..Hopper microbenchmarks]
+        "barrier": 20.0,
+    },
+    "units": {
+        "int": {"ii": 2.0, "scope": "sp"},     # 16 INT32 lanes per sub-partition [lit: H100 whitepaper]
+        "fp": {"ii": 1.0, "scope": "sp"},      # 32 FP32 lanes per sub-partition [lit]
+        "sfu": {"ii": 8.0, "scope": "sp"},     # 4 SFU lanes per sub-partition [lit]
+        "branch": {"ii": 1.0, "scope": "sp"},
+        "tensor": {"ii": 1.0, "scope": "sp"},  # per-form ii below; this entry is only the unit's name
+        # LSU/MIO shared by the SM: 1 memory warp-instruction per cycle [lit]
+        "mio": {"ii": 1.0, "scope": "sm"},
+    },
+    "classes": {
+        "alu": {"unit": "int", "latency": 4.0},     # dependent IADD3/LOP3 4 cycles [lit: Abdelkhalik HPEC'22]
+        "fma": {"unit": "fp", "latency": 4.0},      # dependent FADD/FFMA 4 cycles [lit]
+        "mul": {"unit": "int", "latency": 4.0},     # IMAD [lit]
+        "div": {"unit": "sfu", "latency": 40.0},    # MUFU.RCP + Newton sequence [lit, rough]
+        "cvt": {"unit": "int", "latency": 6.0},     # F2F/I2F [lit]
+        "special": {"unit": "int", "latency": 6.0},  # S2R/CS2R
+        # ld.param -> LDC (constant cache hit) [lit ~ 10-15]
+        "mem_param": {"unit": "mio", "latency": 12.0},
+        # ld.global, L2 hit on the warm launches: fitted so the 1-warp ILP1 reps-4 runs come out right
+        # (T/sp_f16_k16_f32:ilp1 reps 4 = 880, T/dense_f16_k16_f32:ilp1 = 1125); the first launch of a
+        # kernel (DRAM miss) is excluded from the statistic.
+        "mem_global": {"unit": "mio", "latency": 300.0},
+        "mem_shared": {"unit": "mio", "latency": 30.0},  # LDS/STS [lit: ~29-33 on Hopper]
+        "mem_local": {"unit": "mio", "latency": 40.0},   # L1 hit [lit]
+        "branch": {"unit": "branch", "latency": 1.0},
+        "barrier": {"unit": "branch", "latency": 1.0},
+        "tensor": {"unit": "tensor", "latency": 24.0},   # only for forms without a group below
+        "tmem": {"unit": "mio", "latency": 30.0},
+        "async": {"unit": "mio", "latency": 30.0},
+        "exit": {"unit": "branch", "latency": 1.0},
+    },
+    "tensor": {
+        # HMMA.SP.16816 / IMMA.SP.16832 class (S/timing_sp_f16_k16_f32_ilp1.sass: HMMA.SP.16816.F32).
+        # latency: 1w ILP1 slope 16.74-16.76 in T/sp_{f16_k16_f16,f16_k16_f32,bf16_k16_f32,tf32_k8_f32,
+        # s8_k32,s8_k32_sat,legacy_f16_k16_f32,legacy_s8_k32}:ilp1 (the hardware averages 16/17; kept
+        # fractional). ii: pipe-bound trips 48n + 12 for n = 3..8 (T/sp_f16_k16_f32:ilp3..8: 156..396).
+        # legacy .sp and ::ordered_metadata time the same (T/sp_legacy_f16_k16_f32 = T/sp_f16_k16_f32).
+        "sparse_k16": {"latency": 16.75, "ii": 6.0, "forms": [
+            "m16n8k16.f16.f16.f16.f16", "m16n8k16.f32.f16.f16.f32", "m16n8k16.f32.bf16.bf16.f32",
+            "m16n8k8.f32.tf32.tf32.f32",
+            "m16n8k32.s32.s8.s8.s32", "m16n8k32.s32.s8.s8.s32.satfinite", "m16n8k32.s32.s8.u8.s32",
+            "m16n8k32.s32.s8.u8.s32.satfinite", "m16n8k32.s32.u8.s8.s32", "m16n8k32.s32.u8.s8.s32.satfinite",
+            "m16n8k32.s32.u8.u8.s32", "m16n8k32.s32.u8.u8.s32.satfinite"]},
+        # HMMA.SP.16832 / IMMA.SP.16864 class (P/sp_f16_k32_f32_ilp2: HMMA.SP.16832.F32).
+        # latency: 1w ILP1 slope 23.99-24.02 (T/sp_{f16_k32_f16,f16_k32_f32,bf16_k32_f32,tf32_k16_f32,
+        # s8_k64}:ilp1); ii: pipe-bound trips 64n + 16 for n = 4..8 (T/sp_f16_k32_f32:ilp4..8: 272..528).
+        "sparse_k32": {"latency": 24.0, "ii": 8.0, "forms": [
+            "m16n8k32.f16.f16.f16.f16", "m16n8k32.f32.f16.f16.f32", "m16n8k32.f32.bf16.bf16.f32",
+            "m16n8k16.f32.tf32.tf32.f32",
+            "m16n8k64.s32.s8.s8.s32", "m16n8k64.s32.s8.s8.s32.satfinite", "m16n8k64.s32.s8.u8.s32",
+            "m16n8k64.s32.s8.u8.s32.satfinite", "m16n8k64.s32.u8.s8.s32", "m16n8k64.s32.u8.s8.s32.satfinite",
+            "m16n8k64.s32.u8.u8.s32", "m16n8k64.s32.u8.u8.s32.satfinite"]},
+        # dense mma.sync HMMA.16816 / IMMA.16832 (P/dense_f16_k16_f32_ilp2: HMMA.16816.F32).
+        # latency: 1w ILP1 slope 24.00-24.01 (T/dense_{f16_k16_f16,f16_k16_f32,bf16_k16_f32,tf32_k8_f32,
+        # s8_k32}:ilp1); ii: pipe-bound trips 48n + 18 for n = 4..8 (T/dense_f16_k16_f32:ilp4..8).
+        "dense": {"latency": 24.0, "ii": 6.0, "forms": [
+            "dense:m16n8k16.f16.f16.f16.f16", "dense:m16n8k16.f32.f16.f16.f32", "dense:m16n8k16.f32.bf16.bf16.f32",
+            "dense:m16n8k8.f32.tf32.tf32.f32",
+            "dense:m16n8k32.s32.s8.s8.s32", "dense:m16n8k32.s32.s8.s8.s32.satfinite",
+            "dense:m16n8k32.s32.s8.u8.s32", "dense:m16n8k32.s32.s8.u8.s32.satfinite",
+            "dense:m16n8k32.s32.u8.s8.s32", "dense:m16n8k32.s32.u8.s8.s32.satfinite",
+            "dense:m16n8k32.s32.u8.u8.s32", "dense:m16n8k32.s32.u8.u8.s32.satfinite"]},
+        # forms not traced: assumed like the traced group of the same class
+        "sparse_default": {"latency": 24.0, "ii": 8.0, "forms": []},
+        "dense_default": {"latency": 24.0, "ii": 6.0, "forms": []},
+    },
+    # ------------------------------------------------------------------ emulated forms (no native pipe)
+    "emulated": {
+        # s4/u4 mma.sp m16n8k64: CALL to an unpack routine (S/timing_sp_s4_k64_ilp1.sass: 60 LOP3, 32 SHF,
+        # 30 IMAD, 2 IMMA.SP.16832.S8.S8 with RZ accumulators, NOP, 4 IADD3 into C, RET; caller MOV + CALL).
+        # "ii" of the unpack stage = its issue cost per op (dependency chains of LOP3->SHF->LOP3 on the
+        # half-rate INT pipe), fitted to the 1w ILP1 slope 304.96 (T/sp_s4_k64:sp_s4_k64_ilp1).
+        "sp:s4k64": [
+            {"op": "MOV+CALL", "unit": "branch", "count": 2, "latency": 2.0, "after": "none"},
+            {"op": "LOP3/SHF/IMAD unpack", "unit": "int", "count": 122, "ii": 2.2, "latency": 4.0, "after": "ab"},
+            {"op": "IMMA.SP.16832.S8.S8", "unit": "tensor", "group": "sparse_k16", "count": 2, "after": "prev"},
+            {"op": "IADD3 (+C)", "unit": "int", "count": 4, "latency": 4.0, "after": "prev+c"},
+            {"op": "RET", "unit": "branch", "count": 1, "latency": 8.0, "after": "prev"},
+        ],
+        # s4/u4 mma.sp m16n8k128: 120 LOP3, 64 SHF, 58 IMAD, 2 IMMA.SP.16864.S8.S8, 4 IADD3
+        # (P/sp_s4_k128_ilp1; the recorded S/mmasp_i4_k128_s4s4_sel0_ord.sass has the same 2 IMMA.SP.16864);
+        # fitted to 1w ILP1 slope 606.09 (T/sp_s4_k128:sp_s4_k128_ilp1).
+        "sp:s4k128": [
+            {"op": "MOV+CALL", "unit": "branch", "count": 2, "latency": 2.0, "after": "none"},
+            {"op": "LOP3/SHF/IMAD unpack", "unit": "int", "count": 242, "ii": 2.2, "latency": 4.0, "after": "ab"},
+            {"op": "IMMA.SP.16864.S8.S8", "unit": "tensor", "group": "sparse_k32", "count": 2, "after": "prev"},
+            {"op": "IADD3 (+C)", "unit": "int", "count": 4, "latency": 4.0, "after": "prev+c"},
+            {"op": "RET", "unit": "branch", "count": 1, "latency": 8.0, "after": "prev"},
+        ],
+        # s4/u4 mma.sync m16n8k64: 90 LOP3, 48 SHF, 44 IMAD, 2 IMMA.16832.S8.S8, 4 IADD3, caller 2 IMAD
+        # (S/timing_dense_s4_k64_ilp1.sass); fitted to 1w ILP1 slope 534.85 (T/dense_s4_k64:dense_s4_k64_ilp1).
+        "dense:s4k64": [
+            {"op": "MOV+CALL", "unit": "branch", "count": 2, "latency": 2.0, "after": "none"},
+            {"op": "LOP3/SHF/IMAD unpack", "unit": "int", "count": 184, "ii": 2.2, "latency": 4.0, "after": "ab"},
+            {"op": "IMMA.16832.S8.S8", "unit": "tensor", "group": "dense", "count": 2, "after": "prev"},
+            {"op": "IADD3 (+C)", "unit": "int", "count": 4, "latency": 4.0, "after": "prev+c"},
+            {"op": "RET", "unit": "branch", "count": 1, "latency": 8.0, "after": "prev"},
+        ],
+        # e4m3/e5m2 mma.sp m16n8k64 f32: per mma in the loop of S/timing_sp_e4m3_k64_f32_ilp1.sass (488
+        # instructions between the clock reads / 8): 11.5 SHFL (fragment exchange, MIO), 13 SEL, 8 IMAD,
+        # 4.5 LOP3, 2.75 SHF, 2.75 PRMT, 4 F2FP.F16.E4M3.UNPACK_B, 2 HMMA.SP.16832.F32 (RZ accumulators),
+        # 4 FADD into C. Fitted to 1w ILP1 slope 124.63 (T/sp_e4m3_k64_f32:ilp1), 124.62 (T/sp_e5m2_k64_f32).
+        "sp:f8k64": [
+            {"op": "SHFL fragment exchange", "unit": "mio", "count": 12, "ii": 1.0, "latency": 24.0, "after": "ab"},
+            {"op": "SEL/IMAD/LOP3/SHF/PRMT", "unit": "int", "count": 31, "ii": 2.0, "latency": 4.0, "after": "prev"},
+            {"op": "F2FP.F16.E4M3.UNPACK_B", "unit": "int", "count": 4, "ii": 2.0, "latency": 6.0, "after": "prev"},
+            {"op": "HMMA.SP.16832.F32", "unit": "tensor", "group": "sparse_k32", "count": 2, "after": "prev"},
+            {"op": "FADD (+C)", "unit": "fp", "count": 4, "latency": 4.0, "after": "prev+c"},
+        ],
+        # e4m3/e5m2 mma.sync m16n8k32 f32: F2FP unpack + 2 HMMA.16816.F32 with RZ accumulators + 4 FADD
+        # into C; ptxas hoists the loop-invariant product out of the loop (P/dense_e4m3_k32_f32_ilp1..8:
+        # 2 HMMA in the whole kernel, 4 FADD per mma in the loop), leaving FADDs: 1w ILP1 slope 11.26
+        # (T/dense_e4m3_k32_f32:ilp1).
+        "dense:f8k32": [
+            {"op": "F2FP.F16.E4M3.UNPACK_B", "unit": "int", "count": 12, "ii": 2.0, "latency": 6.0, "after": "ab",
+             "hoisted": True},
+            {"op": "HMMA.16816.F32", "unit": "tensor", "group": "dense", "count": 2, "after": "prev", "hoisted": True},
+            {"op": "FADD (+C)", "unit": "fp", "count": 4, "latency": 11.0, "after": "prev+c"},
+        ],
+    },
+}
