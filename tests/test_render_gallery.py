@@ -2,7 +2,7 @@
 a non-zero bounding box and the broken images and writes them into the title (read with
 ``--dump-dom``); one page is screenshotted and checked for the CuTe palette.
 
-Pages checked: index, the PTX figures, and one form page per layout group (all form pages with
+Pages checked: index, the PTX figures, the tcgen05 page, and one form page per layout group (all form pages with
 ``WARPSIM_GALLERY_ALL=1``). Skipped when Chromium is not installed (``apt-get install chromium``).
 """
 from __future__ import annotations
@@ -50,7 +50,7 @@ def site(tmp_path_factory):
 
 def _pages(site: Path) -> list[Path]:
     forms = FORMS if os.environ.get("WARPSIM_GALLERY_ALL") else list(representatives().values())
-    return [site / "index.html", site / "seeds.html"] + [site / page_name(f) for f in forms]
+    return [site / "index.html", site / "seeds.html", site / "tcgen05.html"] + [site / page_name(f) for f in forms]
 
 
 def test_every_picture_renders(site):
@@ -66,7 +66,7 @@ def test_every_picture_renders(site):
 def test_index_links_resolve(site):
     index = (site / "index.html").read_text(encoding="utf-8")
     links = re.findall(r'href="([^"]+)"', index)
-    assert len(links) == len(FORMS) + 1
+    assert len(links) == len(FORMS) + 2
     assert all((site / link).exists() for link in links)
 
 

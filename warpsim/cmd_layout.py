@@ -1,10 +1,13 @@
-"""CLI: ``warpsim layout``, ``warpsim explain``, ``warpsim gallery`` (register them with :func:`register`).
+"""CLI: ``warpsim layout | explain | gallery | tmem | swizzle`` (register them with :func:`register`).
 
     warpsim layout m16n8k16.f32.f16.f16.f32 --operand A --lane 5
     warpsim layout m16n8k32.f32.f16.f16.f32 --operand E --selector 1 --format svg -o e.svg
     warpsim layout "mma.sp::ordered_metadata.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32" --operand E --e 0xED9C9C84
     warpsim explain m16n8k16.f32.f16.f16.f32 --lane 5
     warpsim gallery out/gallery
+    warpsim tmem d --m 128 --cta-group 2 --sparse
+    warpsim tmem meta --kind f16 --selector 1 --format svg -o meta.svg
+    warpsim swizzle 128B
 """
 from __future__ import annotations
 
@@ -60,11 +63,42 @@ def _add_gallery(sub) -> None:
     p.set_defaults(func=run_gallery)
 
 
+def _picture_args(p) -> None:
+    p.add_argument("--format", default=None, choices=FORMAT_CHOICES[:-1])
+    p.add_argument("--width", type=int, default=None)
+    p.add_argument("-o", "--output", default=None)
+
+
+def _add_tmem(sub) -> None:
+    p = sub.add_parser("tmem", help="tcgen05 Tensor Memory: where D lands, where sparse metadata lives")
+    p.add_argument("what", choices=("d", "meta"))
+    p.add_argument("--m", type=int, default=128, help="d: the instruction's M")
+    p.add_argument("--cta-group", type=int, default=1, choices=(1, 2))
+    p.add_argument("--sparse", action="store_true", help="d: .sp (changes M=128 cta_group::2 to layout C)")
+    p.add_argument("--ws", action="store_true")
+    p.add_argument("--n", type=int, default=16, help="d: columns of D to draw")
+    p.add_argument("--kind", default="f16", help="meta: f16 tf32 f8f6f4 i8 mxf8f6f4 mxf4 mxf4nvf4")
+    p.add_argument("--rows", type=int, default=128, choices=(64, 128), help="meta: A rows per CTA")
+    p.add_argument("--selector", type=int, default=0)
+    p.add_argument("--lane-align", type=int, default=0, choices=(0, 16))
+    _picture_args(p)
+    p.set_defaults(func=run_tmem)
+
+
+def _add_swizzle(sub) -> None:
+    p = sub.add_parser("swizzle", help="tcgen05 shared-memory swizzle atom (none 32B 64B 128B 128B_base32B)")
+    p.add_argument("mode")
+    _picture_args(p)
+    p.set_defaults(func=run_swizzle)
+
+
 def register(subparsers) -> None:
-    """Add ``layout``, ``explain`` and ``gallery`` to an argparse subparsers object."""
+    """Add ``layout``, ``explain``, ``gallery``, ``tmem`` and ``swizzle`` to an argparse subparsers object."""
     _add_layout(subparsers)
     _add_explain(subparsers)
     _add_gallery(subparsers)
+    _add_tmem(subparsers)
+    _add_swizzle(subparsers)
 
 
 def _emit(text: str, output: str | None) -> int:
@@ -77,10 +111,30 @@ def _emit(text: str, output: str | None) -> int:
 
 
 def run_layout(args) -> int:
-    fmt = args.format or ("term" if sys.stdout.isatty() and not args.output else "text")
+    fmt = _fmt(args)
     views = [v.strip() for v in args.view.split(",")] if args.view else None
     text = R.render(args.form, args.operand, fmt, args.selector, args.lane, args.codes, args.e, args.width, views)
     return _emit(text, args.output)
+
+
+def _fmt(args) -> str:
+    return args.format or ("term" if sys.stdout.isatty() and not args.output else "text")
+
+
+def run_tmem(args) -> int:
+    from warpsim.render import tcgen05 as T
+
+    if args.what == "d":
+        fig = T.tmem_d_figure(args.m, args.cta_group, args.sparse, args.n, args.ws, args.lane_align)
+    else:
+        fig = T.tmem_meta_figure(args.kind, args.rows, args.selector, args.lane_align)
+    return _emit(R.render_figure(fig, _fmt(args), args.width), args.output)
+
+
+def run_swizzle(args) -> int:
+    from warpsim.render import tcgen05 as T
+
+    return _emit(R.render_figure(T.swizzle_figure(args.mode), _fmt(args), args.width), args.output)
 
 
 def run_explain(args) -> int:

@@ -24,7 +24,11 @@ def render(form, operand: str, fmt: str = "text", selector: int | None = None, l
         from warpsim.render import json_out
 
         return json_out.render(form, operand, selector, codes, e)
-    fig = build(form, operand, selector, lane, codes, e, views)
+    return render_figure(build(form, operand, selector, lane, codes, e, views), fmt, width)
+
+
+def render_figure(fig, fmt: str = "text", width: int | None = None) -> str:
+    """Any :class:`~warpsim.render.model.Figure` (mma.sp, TMEM, swizzle) in a picture format."""
     if fmt in ("term", "text"):
         from warpsim.render import term
 

@@ -1,5 +1,6 @@
 """A static HTML gallery: ``index.html``, one page per form (every operand, every selector's metadata
-view, ``explain`` for lane 0) and ``seeds.html``, the PTX ISA figures regenerated from the tables.
+view, ``explain`` for lane 0), ``seeds.html`` (the PTX ISA mma.sp figures regenerated from the tables)
+and ``tcgen05.html`` (TMEM data paths, TMEM sparse metadata per kind and selector, swizzle atoms).
 
     from warpsim.render.gallery import gallery
     gallery("out/gallery")            # or: warpsim gallery out/gallery
@@ -85,6 +86,28 @@ def seeds_page() -> str:
     return html.page("PTX ISA sparse-MMA figures, regenerated", "\n".join(parts), '<nav><a href="index.html">index</a></nav>')
 
 
+def tcgen05_page() -> str:
+    from warpsim.render import tcgen05 as T
+
+    parts = ["<p>Drawn from <code>isa.tcgen05.tmem_layout</code> and <code>isa.tcgen05.smem_desc</code>.</p>"]
+    for fig_no, caption, kind, rows in T.SEED_FIGURES:
+        for sel in T.meta_selectors(kind)[:2]:
+            cmd = f"warpsim tmem meta --kind {kind} --rows {rows} --selector {sel}"
+            parts.append(html.section(T.tmem_meta_figure(kind, rows, sel),
+                                      f"PTX ISA Figure {fig_no}: sparsity metadata, {caption}, selector {sel}",
+                                      f"<p><code>{escape(cmd)}</code></p>"))
+    for kind in ("i8", "mxf4"):
+        parts.append(html.section(T.tmem_meta_figure(kind), f"sparsity metadata, .kind::{kind}",
+                                  f"<p><code>warpsim tmem meta --kind {kind}</code></p>"))
+    for m, cg, sp in T.D_CASES:
+        cmd = f"warpsim tmem d --m {m} --cta-group {cg}{' --sparse' if sp else ''}"
+        parts.append(html.section(T.tmem_d_figure(m, cg, sp), None, f"<p><code>{escape(cmd)}</code></p>"))
+    for mode in ("none", "32B", "64B", "128B", "128B_base32B"):
+        parts.append(html.section(T.swizzle_figure(mode), None, f"<p><code>warpsim swizzle {mode}</code></p>"))
+    return html.page("tcgen05: Tensor Memory and shared-memory layouts", "\n".join(parts),
+                     '<nav><a href="index.html">index</a></nav>')
+
+
 def index_page(forms) -> str:
     rows = ["<tr><th>form</th><th>pattern</th><th>class</th><th>selectors</th><th>A/B/C regs</th>"
             "<th>layout group</th><th>verified</th></tr>"]
@@ -93,7 +116,8 @@ def index_page(forms) -> str:
         rows.append(f'<tr><td><a href="{page_name(f)}">{escape(f.key)}</a></td><td>{f.pattern}</td>'
                     f"<td>{f.meta_class}</td><td>{list(f.selectors)}</td><td>{r['a']}/{r['b']}/{r['c']}</td>"
                     f"<td>{escape(str(layout_group(f)))}</td><td>{escape(f.verified)}</td></tr>")
-    body = ('<p><a href="seeds.html">PTX ISA figures regenerated from the tables</a></p>'
+    body = ('<p><a href="seeds.html">PTX ISA figures regenerated from the tables</a> | '
+            '<a href="tcgen05.html">tcgen05: TMEM and swizzles (Figures 262-267)</a></p>'
             f"<p>{len(forms)} forms.</p><table class=\"x\">" + "\n".join(rows) + "</table>")
     return html.page("warpsim: mma.sp layouts", body)
 
@@ -103,7 +127,8 @@ def gallery(outdir, forms=None) -> list[Path]:
     out = Path(outdir)
     (out / "forms").mkdir(parents=True, exist_ok=True)
     forms = list(forms or FORMS)
-    pages = [(out / "index.html", index_page(forms)), (out / "seeds.html", seeds_page())]
+    pages = [(out / "index.html", index_page(forms)), (out / "seeds.html", seeds_page()),
+             (out / "tcgen05.html", tcgen05_page())]
     for i, f in enumerate(forms):
         prev = forms[i - 1] if i else None
         nxt = forms[i + 1] if i + 1 < len(forms) else None

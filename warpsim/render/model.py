@@ -19,10 +19,10 @@ from isa.forms import MmaSpForm
 PALETTE = ((175, 175, 255), (175, 255, 175), (255, 255, 175), (255, 175, 175),
            (210, 210, 255), (210, 255, 210), (255, 255, 210), (255, 210, 210))
 WHITE = (255, 255, 255)
-KIND_RGB = {"ignored": (222, 222, 222), "zero": WHITE, "empty": WHITE,
+KIND_RGB = {"ignored": (222, 222, 222), "other": (236, 236, 236), "zero": WHITE, "empty": WHITE,
             "invalid": (255, 96, 96), "legacy": (255, 196, 120)}
 KIND_TEXT = {"window": "candidate position (chunk window)", "zero": "zero (not stored)",
-             "ignored": "lane ignored by this selector", "invalid": "invalid code (UB for .sp and ordered)",
+             "ignored": "lane ignored by this selector", "other": "not read by this selector", "invalid": "invalid code (UB for .sp and ordered)",
              "legacy": "valid for legacy .sp only (UB with ::ordered_metadata)"}
 OPERANDS = ("A", "B", "C", "D", "E")
 
@@ -68,6 +68,7 @@ class Figure:
     grids: list[Grid]
     notes: list[str] = field(default_factory=list)
     highlight: int | None = None
+    palette: tuple[str, str, int] = ("lane % 8", "lane%8={}", 8)  # what the colour means, swatch label, swatches
 
     @property
     def kinds(self) -> list[str]:

@@ -96,7 +96,8 @@ class _Box:
 
 
 def legend_items(fig: Figure) -> list[tuple[str, tuple]]:
-    items = [(f"lane%8={i}", lane_rgb(i)) for i in range(8)]
+    _meaning, label, count = fig.palette
+    items = [(label.format(i), lane_rgb(i)) for i in range(count)]
     items += [(KIND_TEXT[k], KIND_RGB.get(k) or cell_fill_window()) for k in fig.kinds]
     return items
 

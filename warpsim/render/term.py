@@ -9,7 +9,7 @@ from __future__ import annotations
 import shutil
 import textwrap
 
-from warpsim.render.model import KIND_TEXT, Figure, Grid, cell_fill, emphasized
+from warpsim.render.model import KIND_TEXT, Figure, Grid, cell_fill, emphasized, lane_rgb
 
 RESET = "\x1b[0m"
 
@@ -68,20 +68,13 @@ def _fmt(cell, cw: int, highlight, color: bool) -> str:
 
 
 def legend(fig: Figure, color: bool) -> list[str]:
-    parts = []
-    for lane in range(8) if color else ():
-        parts.append(_ansi(cell_fill_lane(lane), False) + f" T{lane}+8n " + RESET)
-    line = ("lanes: " + " ".join(parts)) if parts else "colour = lane % 8 (CuTe palette; --format html/svg to see it)"
+    meaning, label, count = fig.palette
+    parts = [_ansi(lane_rgb(i), False) + " " + label.format(i) + " " + RESET for i in range(count)] if color else []
+    line = " ".join(parts) if parts else f"colour = {meaning} (CuTe palette; --format html/svg to see it)"
     kinds = [f"{k}: {KIND_TEXT[k]}" for k in fig.kinds]
     if fig.highlight is not None:
         kinds.append(f"{'bold' if color else '*'}: lane {fig.highlight}")
     return [line] + (["  " + "; ".join(kinds)] if kinds else [])
-
-
-def cell_fill_lane(lane: int):
-    from warpsim.render.model import lane_rgb
-
-    return lane_rgb(lane)
 
 
 def render(fig: Figure, color: bool = False, width: int | None = None) -> str:
