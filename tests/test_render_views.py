@@ -113,6 +113,14 @@ def test_cli_unknown_form_lists_close_matches(capsys):
     assert "unknown mma.sp form" in err and "m16n8k16.f32.f16.f16.f32" in err
 
 
+def test_registered_in_the_warpsim_cli(capsys):
+    cli = pytest.importorskip("warpsim.cli", reason="warpsim.cli not present")
+    assert cli.main(["layout", F16_K16.key, "--operand", "C", "--format", "text", "--lane", "0"]) == 0
+    assert "*T0 V0" in capsys.readouterr().out
+    assert cli.main(["layout", "mma.sp.sync.aligned.m16n8k16.row.col.f32.f16.f16.f99"]) == 2
+    assert "unknown mma.sp form" in capsys.readouterr().err
+
+
 def test_cli_bad_selector_and_codes(capsys):
     assert cmd_layout.main(["layout", F16_K32.key, "--operand", "E", "--selector", "2"]) == 2
     assert "defined: 0, 1" in capsys.readouterr().err

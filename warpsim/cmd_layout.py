@@ -101,6 +101,18 @@ def register(subparsers) -> None:
     _add_swizzle(subparsers)
 
 
+def _friendly(run):
+    """Errors meant for people (unknown form, bad selector/lane/kind) → one line on stderr, exit status 2."""
+    def wrapped(args) -> int:
+        try:
+            return run(args)
+        except (ValueError, KeyError) as err:  # FormError is a ValueError
+            print(f"warpsim {args.command}: error: {err}", file=sys.stderr)
+            return 2
+    wrapped.__name__ = run.__name__
+    return wrapped
+
+
 def _emit(text: str, output: str | None) -> int:
     if output:
         with open(output, "w", encoding="utf-8") as fh:
@@ -110,6 +122,7 @@ def _emit(text: str, output: str | None) -> int:
     return 0
 
 
+@_friendly
 def run_layout(args) -> int:
     fmt = _fmt(args)
     views = [v.strip() for v in args.view.split(",")] if args.view else None
@@ -121,6 +134,7 @@ def _fmt(args) -> str:
     return args.format or ("term" if sys.stdout.isatty() and not args.output else "text")
 
 
+@_friendly
 def run_tmem(args) -> int:
     from warpsim.render import tcgen05 as T
 
@@ -131,16 +145,19 @@ def run_tmem(args) -> int:
     return _emit(R.render_figure(fig, _fmt(args), args.width), args.output)
 
 
+@_friendly
 def run_swizzle(args) -> int:
     from warpsim.render import tcgen05 as T
 
     return _emit(R.render_figure(T.swizzle_figure(args.mode), _fmt(args), args.width), args.output)
 
 
+@_friendly
 def run_explain(args) -> int:
     return _emit(R.explain(args.form, args.lane), args.output)
 
 
+@_friendly
 def run_gallery(args) -> int:
     from warpsim.render.gallery import gallery
 
@@ -151,15 +168,11 @@ def run_gallery(args) -> int:
 
 
 def main(argv=None) -> int:
-    """Standalone entry (``python -m warpsim.cmd_layout ...``) until ``warpsim.cli`` registers these."""
+    """Standalone entry (``python -m warpsim.cmd_layout ...``); ``warpsim.cli`` registers the same commands."""
     parser = argparse.ArgumentParser(prog="warpsim")
     register(parser.add_subparsers(dest="command", required=True))
     args = parser.parse_args(argv)
-    try:
-        return args.func(args)
-    except (ValueError, KeyError) as err:  # FormError is a ValueError: unknown form, bad selector/lane
-        print(f"warpsim {args.command}: error: {err}", file=sys.stderr)
-        return 2
+    return args.func(args)
 
 
 if __name__ == "__main__":

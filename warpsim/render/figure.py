@@ -22,7 +22,8 @@ def resolve_form(text) -> tuple[MmaSpForm, str]:
         close = difflib.get_close_matches(text.strip(), names, n=6, cutoff=0.5)
         keys = list(dict.fromkeys(n if n in BY_KEY else _key_of_name(n) for n in close))
         hint = ("; close matches: " + ", ".join(keys)) if keys else "; see `warpsim gallery` for every form"
-        raise FormError(f"unknown mma.sp form {text!r} ({err}){hint}") from None
+        why = f" ({err})" if text.strip().startswith("mma") else ""
+        raise FormError(f"unknown mma.sp form {text!r}{why}{hint}") from None
 
 
 def _key_of_name(name: str) -> str:
