@@ -15,6 +15,7 @@ COMMANDS = [  # modules with register(subparsers); a missing one is skipped
     "warpsim.cmd_bench",
     "warpsim.cmd_layout",
     "warpsim.cmd_replay",
+    "warpsim.cmd_timeline",
     "warpsim.cmd_debug",
 ]
 

@@ -74,7 +74,8 @@ TABLES = {"sm_90": "warpsim.timing.params_sm90", "sm_80": "warpsim.timing.params
 
 
 def params_for(arch: str) -> Params:
-    """The table for ``arch`` (``sm_90a`` -> sm_90; sm_86/87/89 -> sm_80; sm_100a/101/103/110/120 -> sm_100)."""
+    """The table for ``arch`` (``sm_90a`` -> sm_90; sm_80..89 -> sm_80; sm_100a/101/103/110/120 -> sm_100;
+    anything older -> sm_80)."""
     a = arch.rstrip("af")
     try:
         n = int(a.split("_")[1])
