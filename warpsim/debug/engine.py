@@ -201,6 +201,7 @@ class Session:
         self.cta_index = 0
         self.cta = self._make_cta(0)
         self.focus_warp, self.focus_lane = 0, 0
+        self._autofocus = False  # the focus was last moved by the engine (a stop, an exit), not by focus()
         self._rr = [0, 0]
         self.last_mma: dict[int, MmaRecord] = {}
         self._done_steps = 0  # warp instructions of the CTAs already finished
@@ -302,6 +303,7 @@ class Session:
         if ln >= self.nlanes(w):
             raise DebugError(f"warp {w} has {self.nlanes(w)} threads: lane {ln} does not exist")
         self.focus_warp, self.focus_lane = w, ln
+        self._autofocus = False
 
     def focus_line(self) -> str:
         """cuda-gdb's focus line."""
@@ -320,10 +322,12 @@ class Session:
                 nw = self.cta.warps[(self.focus_warp + k) % len(self.cta.warps)]
                 if not nw.done:
                     self.focus_warp, self.focus_lane = nw.warp_id, int(np.argmax(nw.live))
+                    self._autofocus = True
                     return True
             return False
         if not w.live[self.focus_lane]:
             self.focus_lane = int(np.argmax(w.live))
+            self._autofocus = True
             return True
         return False
 
@@ -443,8 +447,9 @@ class Session:
             memory = {"shared": cta.shared.buf.copy(), "params": cta.params.buf.copy(),
                       "local": w.local.buf.copy(),
                       "global": [r[2].copy() for r in self.launch.gmem.regions],
-                      "tmem": copy.deepcopy(vars(cta).get("tmem", _ABSENT))}
-        session = {"focus_warp": self.focus_warp, "focus_lane": self.focus_lane, "_rr": list(self._rr),
+                      "tmem": copy.deepcopy(vars(cta)["tmem"]) if "tmem" in vars(cta) else _ABSENT}
+        session = {"focus_warp": self.focus_warp, "focus_lane": self.focus_lane, "_autofocus": self._autofocus,
+                   "_rr": list(self._rr),
                    "last_mma": dict(self.last_mma), "finished": self.finished, "started": self.started,
                    "_done_steps": self._done_steps}
         snap = _Snap(self.cta_index, cta, w.warp_id, warps, cta_attrs, {}, memory, session)
@@ -487,11 +492,19 @@ class Session:
         while self.history and (len(self.history) > self.history_limit or self._hist_bytes > self.history_bytes):
             self._hist_bytes -= self.history.popleft().nbytes
 
-    def _exec(self, w) -> Stop | None:
+    def _exec(self, w, rr: list | None = None, follow: bool = False) -> Stop | None:
         """Run one instruction of warp ``w`` with history; a machine error restores the state before it
-        and comes back as a Stop(reason="exception")."""
+        and comes back as a Stop(reason="exception"). ``rr``: the scheduler's position picking ``w``
+        (counted after the instruction); ``follow``: the focus moves to ``w``."""
         pc = self.next_pc(w)
         snap = self._snapshot(w, pc)
+        if rr is not None:
+            self._rr = rr
+        if follow and w.warp_id != self.focus_warp:
+            g = self.group(w)
+            self.focus_warp = w.warp_id
+            self.focus_lane = self.focus_lane if g[self.focus_lane] else int(np.argmax(g))
+            self._autofocus = True
         ins = self.instruction(pc)
         rec = _mma_operands(w, pc, ins) if ins is not None and ins.opcode == "mma" else None
         w._wlog = snap.regs
@@ -511,6 +524,8 @@ class Session:
             vars(w).pop("_wlog", None)
         snap.nbytes += _nbytes(snap.regs)
         self._push(snap)
+        if rr is not None:
+            self._rr[1] += 1
         self.started = True
         if rec is not None:
             rec.d = w.read_vec(ins.operands[0], "b32").copy()
@@ -528,7 +543,7 @@ class Session:
             self.cta_index += 1
             self.cta = self._make_cta(self.cta_index)
             self._rr = [0, 0]
-            self.focus_warp, self.focus_lane = 0, 0
+            self.focus_warp, self.focus_lane, self._autofocus = 0, 0, True
         else:
             self.finished = True
             self.kernel.write_back(self.launch, self.mapped)
@@ -536,31 +551,32 @@ class Session:
     def _runnable(self, w) -> bool:
         return not w.done and w.blocked is None
 
-    def scheduled(self):
-        """The warp the CTA's round-robin scheduler runs next (None when the CTA has finished)."""
+    def _pick(self):
+        """(warp, scheduler position) the CTA's round-robin scheduler runs next; (None, None) when the CTA
+        has finished. Nothing changes until the instruction runs."""
         warps, q = self.cta.warps, self.quantum
         i, k = self._rr
         if k < q and self._runnable(warps[i]):
-            return warps[i]
+            return warps[i], [i, k]
         n = len(warps)
         for j in range(1, n + 1):
             w = warps[(i + j) % n]
             if self._runnable(w):
-                self._rr = [(i + j) % n, 0]
-                return w
+                return w, [(i + j) % n, 0]
         if all(w.done for w in warps):
-            return None
+            return None, None
         raise BarrierDeadlock(self.cta._deadlock_message())
 
-    def _exec_scheduled(self):
+    def scheduled(self):
+        """The warp the CTA's round-robin scheduler runs next (None when the CTA has finished)."""
+        return self._pick()[0]
+
+    def _exec_scheduled(self, follow: bool = False):
         """(warp, stop) for one instruction of the scheduler's warp."""
-        w = self.scheduled()
+        w, rr = self._pick()
         if w is None:
             return None, None
-        stop = self._exec(w)
-        if stop is None:
-            self._rr[1] += 1
-        return w, stop
+        return w, self._exec(w, rr, follow)
 
     def _finish(self, stop: Stop) -> Stop:
         if self.finished:
@@ -588,12 +604,15 @@ class Session:
         return self._finish(Stop("exited"))
 
     # ---------------------------------------------------------------- public stepping
-    def stepi(self, warp: int | None = None) -> Stop:
+    def stepi(self, warp: int | None = None, *, scheduler: bool = False) -> Stop:
         """One warp instruction of the focused warp (or of ``warp``). A warp waiting at a barrier lets
         the others run (breakpoints ignored) until it is released; a finished warp's step runs the
-        scheduler's next warp instead."""
+        scheduler's next warp instead. ``scheduler=True``: exactly one instruction of the warp the CTA's
+        scheduler runs next, and the focus follows it."""
         if self.finished:
             return self._ended()
+        if scheduler:
+            return self._stepi_scheduled()
         if warp is not None:
             self.focus(warp, None if self.focus_lane < self.nlanes(warp) else 0)
         cta_before, steps, w = self.cta, 0, self.warp()
@@ -607,7 +626,7 @@ class Session:
                     break
                 steps += 1
             if self.cta is cta_before and not self.finished:
-                stop = self._exec(w) if not w.done else self._exec_scheduled()[1]
+                stop = self._exec(w) if not w.done else self._exec_scheduled(follow=True)[1]
                 if stop is not None:
                     stop.steps = steps
                     return stop
@@ -615,6 +634,17 @@ class Session:
         except BarrierDeadlock as err:
             return self._deadlock(err, steps)
         return self._finish(Stop("step", steps=steps, focus_changed=self.cta is not cta_before))
+
+    def _stepi_scheduled(self) -> Stop:
+        cta_before, old = self.cta, (self.focus_warp, self.focus_lane)
+        try:
+            _, stop = self._exec_scheduled(follow=True)
+        except BarrierDeadlock as err:
+            return self._deadlock(err, 0)
+        if stop is not None:
+            return stop
+        changed = self.cta is not cta_before or old != (self.focus_warp, self.focus_lane)
+        return self._finish(Stop("step", steps=1, focus_changed=changed))
 
     def step(self) -> Stop:
         """Step the focused warp until the focused lane has run an instruction (cuda-gdb's
@@ -643,7 +673,7 @@ class Session:
         first, steps = True, 0
         try:
             while True:
-                w = self.scheduled()
+                w, rr = self._pick()
                 if w is None:
                     break
                 pc = self.next_pc(w)
@@ -652,11 +682,10 @@ class Session:
                     if hit is not None:
                         return self._break(w, hit, steps)
                 first = False
-                stop = self._exec(w)
+                stop = self._exec(w, rr)
                 if stop is not None:
                     stop.steps = steps
                     return stop
-                self._rr[1] += 1
                 steps += 1
                 if self.finished:
                     break
@@ -674,6 +703,7 @@ class Session:
         if bp.temporary:
             del self.breakpoints[bp.number]
         changed = old != (self.focus_warp, self.focus_lane, self.cta_index)
+        self._autofocus = self._autofocus or changed
         return self._finish(Stop("breakpoint", breakpoint=bp, steps=steps, focus_changed=changed))
 
     def run(self) -> Stop:
@@ -691,6 +721,12 @@ class Session:
             return Stop("no-history", self.focus_warp, self.focus_lane, self.next_pc(self.warp()),
                         message="no more reverse-execution history")
         target, fl, undone = self.focus_warp, self.focus_lane, 0
+        last = self.history[-1]
+        # the engine moved the focus away from the warp that ran last (it exited, a CTA ended): undo that
+        # warp's instruction and give the focus back as it was then; otherwise the focus stays
+        keep = not ((self._autofocus and last.warp != target) or last.cta is not self.cta)
+        if not keep:
+            target = last.warp
         while self.history:
             cta = self.cta
             snap = self.history.pop()
@@ -699,8 +735,8 @@ class Session:
             undone += 1
             if snap.warp == target or snap.cta is not cta:
                 break
-        self.focus_warp = target if target < len(self.cta.warps) else self.focus_warp
-        self.focus_lane = fl if fl < self.nlanes(self.focus_warp) else self.focus_lane
+        if keep:
+            self.focus_warp, self.focus_lane = target, fl
         stop = Stop("step", self.focus_warp, self.focus_lane, self.next_pc(self.warp()), steps=undone)
         self.user_line(stop)
         return stop
@@ -880,9 +916,10 @@ class Session:
         raise DebugError(f"Cannot access memory at {space} address {addr:#x} ({flat.name}: {flat.size} bytes)")
 
     # ---------------------------------------------------------------- whole state (tests, checks)
-    def full_state(self):
+    def full_state(self, focus: bool = True):
         """Everything the machine and the session hold, as a comparable value: every warp's attributes
-        and registers and local memory, shared/param/global memory, barriers, TMEM, focus, scheduler."""
+        and registers and local memory, shared/param/global memory, barriers, TMEM, the scheduler's
+        position, the mma.sp records, and (unless ``focus=False``) the focus."""
         cta = self.cta
         warps = []
         for w in cta.warps:
@@ -891,7 +928,8 @@ class Session:
         cta_d = {k: v for k, v in vars(cta).items() if k not in _CTA_FIXED}
         mem = (freeze(cta.shared.buf), freeze(cta.params.buf), tuple(freeze(r[2]) for r in self.launch.gmem.regions),
                freeze(vars(cta).get("tmem")))
-        sess = (self.cta_index, self.focus_warp, self.focus_lane, tuple(self._rr), self.finished,
+        where = (self.focus_warp, self.focus_lane, self._autofocus) if focus else ()
+        sess = (self.cta_index, where, tuple(self._rr), self.finished,
                 tuple(sorted((k, v.pc, freeze(v.a), freeze(v.d)) for k, v in self.last_mma.items())))
         return (tuple(warps), freeze(cta_d), mem, sess)
 
