@@ -259,10 +259,10 @@ class TimedEngine:
                                    f"stopped (an endless loop?)")
             tw.cur, tw.first_issue, tw.first_ready = it, t, opr
             tw.skip_hoisted = False
-            if it.emulated:
-                key = tuple(tw.ver.get(r, 0) for r in it.reads_ab)
-                tw.skip_hoisted = tw.memo.get(pc) == key
-                tw.memo[pc] = key
+            if it.emulated:  # the product of the same A/B/E values was computed already: ptxas hoists/CSEs it
+                key = (it.emulated,) + tuple((r, tw.ver.get(r, 0)) for r in it.reads_ab)
+                tw.skip_hoisted = key in tw.memo
+                tw.memo[key] = True
             if it.branch:
                 npc = w.pc if w.lpc is None else int(w.lpc.min())
                 if npc != pc + 1:
