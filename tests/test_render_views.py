@@ -31,7 +31,8 @@ def test_text_fits_the_width(form, width):
 def test_colour_is_cute_palette_by_lane_and_plain_has_no_escapes():
     ansi = render(F16_K16, "C", "term", width=200)
     plain = render(F16_K16, "C", "text", width=200)
-    assert re.search(r"\x1b\[30;48;2;175;175;255m *T0 V0", ansi) and re.search(r"\x1b\[30;48;2;175;255;175m *T1 V0", ansi)
+    assert re.search(r"\x1b\[30;48;2;175;175;255m *T0 V0", ansi)
+    assert re.search(r"\x1b\[30;48;2;175;255;175m *T1 V0", ansi)
     assert re.search(r"\x1b\[30;48;2;175;175;255m *T8 V0", ansi)  # lane 8 = lane 0's colour (tid % 8)
     assert "\x1b" not in plain
 

@@ -36,7 +36,8 @@ def _add_layout(sub) -> None:
     p.add_argument("--selector", type=int, default=None, help="sparsity selector (A and E; default 0)")
     p.add_argument("--lane", type=int, default=None, help="highlight one lane (0..31)")
     p.add_argument("--format", default=None, choices=FORMAT_CHOICES,
-                   help="term (ANSI colour; default on a terminal), text (plain; default otherwise), svg, html, tex, json")
+                   help="term (ANSI colour; default on a terminal), text (plain; default otherwise), "
+                        "svg, html, tex, json")
     p.add_argument("--codes", type=_ints, default=None,
                    help="metadata example: 4-bit codes, row-major over (row, chunk), repeated to fill; e.g. 0b1001")
     p.add_argument("--e", type=_ints, default=None, dest="e",

@@ -94,7 +94,8 @@ def explain(form, lane: int) -> str:
     out += _a_section(form, a, lane)
     out += ["", f"B: {b.nregs} x .b32, {b.epr} {form.btype} value(s) each, of the dense {b.nrows}x{b.ncols} B"]
     out += _table(["reg", "elem", "bits", "k", "n"], frag_rows(form, "B", lane))
-    out += ["", f"C/D: {cd.nregs} x .b32, {cd.epr} {form.ctype} value(s) each, of the {cd.nrows}x{cd.ncols} accumulator"]
+    out += ["", f"C/D: {cd.nregs} x .b32, {cd.epr} {form.ctype} value(s) each, "
+                f"of the {cd.nrows}x{cd.ncols} accumulator"]
     out += _table(["reg", "elem", "bits", "m", "n"], frag_rows(form, "C", lane))
     out += [""] + _e_section(form, lane)
     return "\n".join(out) + "\n"

@@ -85,7 +85,8 @@ def _meta_figure(form: MmaSpForm, selector: int, lane, codes, e) -> Figure:
     quads = len(ml.lanes) // 8
     notes = [f"Metadata class {form.meta_class}: selector {selector} picks lane(s) "
              f"{', '.join(f'4g+{x % 4}' for x in ml.lanes[:quads])} of every quad "
-             f"({len(ml.lanes)} lanes: {', '.join(map(str, ml.lanes))}); the e register of every other lane is ignored.",
+             f"({len(ml.lanes)} lanes: {', '.join(map(str, ml.lanes))}); "
+             "the e register of every other lane is ignored.",
              f"Defined selectors for {form.key}: {', '.join(map(str, form.selectors))}.",
              _pattern_note(form)]
     return Figure(form.key, "E", selector, signature_header(form, "E", selector), grids, notes, lane)

@@ -83,7 +83,8 @@ def seeds_page() -> str:
         fig = build(key, op, sel, views=views)
         head = f"PTX ISA Figure {fig_no}: {caption}"
         parts.append(html.section(fig, head, f"<p><code>{escape(command(key, op, sel, views))}</code></p>"))
-    return html.page("PTX ISA sparse-MMA figures, regenerated", "\n".join(parts), '<nav><a href="index.html">index</a></nav>')
+    nav = '<nav><a href="index.html">index</a></nav>'
+    return html.page("PTX ISA sparse-MMA figures, regenerated", "\n".join(parts), nav)
 
 
 def tcgen05_page() -> str:

@@ -16,7 +16,8 @@ h1{font-size:1.25em}h2{font-size:1.05em;margin-top:1.6em}code,pre{font-family:De
 .fig{overflow-x:auto;border:1px solid #ddd;padding:6px;margin:.4em 0}
 .legend span{display:inline-block;margin:2px 10px 2px 0}
 .legend i{display:inline-block;width:12px;height:12px;border:1px solid #000;vertical-align:middle;margin-right:4px}
-nav a{margin-right:.8em}table.x{border-collapse:collapse}table.x td,table.x th{border:1px solid #ccc;padding:2px 6px;font-family:monospace}"""
+nav a{margin-right:.8em}table.x{border-collapse:collapse}
+table.x td,table.x th{border:1px solid #ccc;padding:2px 6px;font-family:monospace}"""
 
 CHECK = """<script>
 window.addEventListener('load', function () {

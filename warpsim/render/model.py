@@ -22,7 +22,8 @@ WHITE = (255, 255, 255)
 KIND_RGB = {"ignored": (222, 222, 222), "other": (236, 236, 236), "zero": WHITE, "empty": WHITE,
             "invalid": (255, 96, 96), "legacy": (255, 196, 120)}
 KIND_TEXT = {"window": "candidate position (chunk window)", "zero": "zero (not stored)",
-             "ignored": "lane ignored by this selector", "other": "not read by this selector", "invalid": "invalid code (UB for .sp and ordered)",
+             "ignored": "lane ignored by this selector", "other": "not read by this selector",
+             "invalid": "invalid code (UB for .sp and ordered)",
              "legacy": "valid for legacy .sp only (UB with ::ordered_metadata)"}
 OPERANDS = ("A", "B", "C", "D", "E")
 
@@ -133,7 +134,8 @@ def fragment_grid(form: MmaSpForm, operand: str) -> Grid:
     band = (8, form.chunk[0]) if operand == "A" else ((0, 0) if operand == "B" else (8, 0))
     name = OPERAND_TEXT[operand] if form.sparse else operand
     title = f"{name} ({lay.nrows}x{lay.ncols}) {lay.signature}"
-    return Grid("fragment", title, [f"{dims[0]}{r}" for r in range(lay.nrows)], [f"{dims[1]}{c}" for c in range(lay.ncols)],
+    rows, cols = [f"{dims[0]}{r}" for r in range(lay.nrows)], [f"{dims[1]}{c}" for c in range(lay.ncols)]
+    return Grid("fragment", title, rows, cols,
                 cells, band=band, caption=_fragment_caption(form, operand, lay))
 
 

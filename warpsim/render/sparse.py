@@ -108,7 +108,9 @@ def candidates(form: MmaSpForm) -> list[list[set]]:
     """For every dense (m, k): the stored elements (compressed column j) that some valid code puts there."""
     m_rows, k = form.shape.m, form.shape.k
     out = [[set() for _ in range(k)] for _ in range(m_rows)]
-    codes = set(sparsity.valid_codes(form, ORDERED)) | (set(sparsity.valid_codes(form, LEGACY)) if form.legacy_ok else set())
+    codes = set(sparsity.valid_codes(form, ORDERED))
+    if form.legacy_ok:
+        codes |= set(sparsity.valid_codes(form, LEGACY))
     for q in sorted(codes):
         cols = sparsity.dense_columns(form, np.full((m_rows, chunks(form)), q))
         for m, j in np.ndindex(cols.shape):
@@ -138,7 +140,8 @@ def dense_window_grid(form: MmaSpForm) -> Grid:
             line.append(Cell((f"T{ln}", f"V{vs}"), ln, "window", tip))
         cells.append(line)
     z, w = form.chunk
-    return _dense_frame(form, "window", f"A, logical {form.shape.m}x{form.shape.k}: chunk windows ({z} of every {w} kept)",
+    title = f"A, logical {form.shape.m}x{form.shape.k}: chunk windows ({z} of every {w} kept)"
+    return _dense_frame(form, "window", title,
                         cells)
 
 
@@ -164,7 +167,8 @@ def dense_example_grid(form: MmaSpForm, ex: Example) -> Grid:
             line.append(Cell((f"T{owner}", f"V{vs}"), owner, kind, f"A[{m}][{k}] <- V{vs} of lane {owner}"))
         cells.append(line)
         notes.append(" ".join(code_text(form, int(q)) for q in ex.codes[m]))
-    return _dense_frame(form, "landing", f"A, logical: where the stored values land ({ex.source} metadata; each row lists its chunk codes)",
+    title = f"A, logical: where the stored values land ({ex.source} metadata; each row lists its chunk codes)"
+    return _dense_frame(form, "landing", title,
                         cells, notes)
 
 
@@ -216,7 +220,8 @@ def meta_lane_grid(form: MmaSpForm, selector: int, ex: Example | None = None) ->
             if ex is not None:
                 q = int(ex.codes[m, c])
                 text, kind = text + (code_text(form, q),), code_kind(form, q)
-            line.append(Cell(text, lane, kind, f"lane {lane} e[{hi}:{lo}] -> row {m}, chunk {c} ({chunk_cols(form, c)})"))
+            tip = f"lane {lane} e[{hi}:{lo}] -> row {m}, chunk {c} ({chunk_cols(form, c)})"
+            line.append(Cell(text, lane, kind, tip))
         cells.append(line)
         if not picked:
             notes.append("ignored")
@@ -244,4 +249,5 @@ def meta_decoded_grid(form: MmaSpForm, selector: int, ex: Example) -> Grid:
         cells.append(line)
     return Grid("decoded", f"E decoded ({ex.source}): code per (row, chunk) and the dense columns it selects",
                 [f"m{r}" for r in range(form.shape.m)], [f"c{c}" for c in range(chunks(form))], cells,
-                band=(8, 0), caption="'?' = valid for legacy .sp only, '!' = undefined for both; 4:8 lists each pair's first column")
+                band=(8, 0),
+                caption="'?' = valid for legacy .sp only, '!' = undefined for both; 4:8 lists each pair's first column")

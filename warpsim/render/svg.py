@@ -39,10 +39,12 @@ class _Box:
         out.append(f'<text x="0" y="{TITLE}" font-size="{TITLE - 1}" font-weight="bold">{_esc(g.title)}</text>')
         y0, x0 = self.top, self.lw
         out.append(f'<g text-anchor="middle" fill="#444">')
-        out += [f'<text x="{x0 + c * self.cw + self.cw / 2:g}" y="{y0 - 4}">{_esc(t)}</text>' for c, t in enumerate(g.cols)]
+        out += [f'<text x="{x0 + c * self.cw + self.cw / 2:g}" y="{y0 - 4}">{_esc(t)}</text>'
+                for c, t in enumerate(g.cols)]
         out.append("</g>")
         out.append('<g text-anchor="end" fill="#444">')
-        out += [f'<text x="{x0 - PAD}" y="{y0 + r * self.ch + self.ch / 2 + 3:g}">{_esc(t)}</text>' for r, t in enumerate(g.rows)]
+        out += [f'<text x="{x0 - PAD}" y="{y0 + r * self.ch + self.ch / 2 + 3:g}">{_esc(t)}</text>'
+                for r, t in enumerate(g.rows)]
         out.append("</g>")
         out += self._cells(x0, y0)
         out += self._rules(x0, y0)
@@ -112,7 +114,8 @@ def _legend(fig: Figure, y: int) -> tuple[list[str], int]:
     out, x = [], 0
     for label, rgb in legend_items(fig):
         wid = 16 + round(CHAR * len(label)) + 12
-        out.append(f'<rect x="{x}" y="{y}" width="12" height="12" fill="{hexrgb(rgb)}" stroke="#000" stroke-width="0.5"/>'
+        out.append(f'<rect x="{x}" y="{y}" width="12" height="12" fill="{hexrgb(rgb)}" stroke="#000" '
+                   'stroke-width="0.5"/>'
                    f'<text x="{x + 16}" y="{y + 10}">{_esc(label)}</text>')
         x += wid
     if fig.highlight is not None:

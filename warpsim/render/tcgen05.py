@@ -78,13 +78,15 @@ def tmem_meta_figure(kind: str, rows: int = 128, selector: int = 0, lane_align: 
     for ln in range(128):
         if ln not in used:
             cells[ln] = [EMPTY] * (span * 8)
-    grid = _canvas("tmem-meta", f".kind::{kind} metadata, {rows} rows, selector {selector}: TMEM lanes x (column, nibble)",
+    title = f".kind::{kind} metadata, {rows} rows, selector {selector}: TMEM lanes x (column, nibble)"
+    grid = _canvas("tmem-meta", title,
                    cells, span * 8, lambda x: f"+{x // 8}[{4 * (7 - x % 8) + 3}:{4 * (7 - x % 8)}]", band=(16, 8))
     header = f"tcgen05 sparse metadata in TMEM: .kind::{kind} M={rows}/CTA K={k} selector {selector}"
     notes = [f"Chunk c = {w} dense K columns, one 4-bit code; colour = 8-row block of A; column +j is "
              f"relative to [sp-meta-tmem]{' + selector' if tl.METADATA_SELECTOR_ADDS_COLUMNS and span > 2 else ''}."]
     if kind in ("f16", "tf32") and selector > 1:
-        notes.append("Selectors 2 and 3 extend 'column = address + selector' unverified (reference ptx-tcgen05.md 3.2).")
+        notes.append("Selectors 2 and 3 extend 'column = address + selector' unverified "
+                     "(reference ptx-tcgen05.md 3.2).")
     if rows == 64:
         notes.append("M = 64 placement is assumed (rows 16g.. in lanes 32g + alignment; reference ptx-tcgen05.md 3.3).")
     return Figure("tcgen05", "E", selector, header, [grid], notes, palette=("8-row block of A", "rows {}x8..", 8))
