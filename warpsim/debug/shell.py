@@ -59,6 +59,8 @@ class Shell(cmd.Cmd):
         return line
 
     def onecmd(self, line: str):
+        if line.lstrip().startswith("#"):  # a comment (transcripts explain themselves); not repeated
+            return False
         try:
             return super().onecmd(line)
         except WarpsimError as err:
