@@ -284,6 +284,8 @@ class TimedEngine:
                 self.tl.records.append((tw.cta_index, w.warp_id, it.pc, it.text, tw.first_issue, tw.first_ready,
                                         done))
             if it.barrier or w.done:
+                if it.barrier and w.blocked is None and "arrive" not in it.text:
+                    tw.t_next = max(tw.t_next, t + self.bar_lat)  # the last arrival waits for the release too
                 self._after_barrier(tw, t, state)
         else:
             tw.prev_done = done
