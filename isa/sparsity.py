@@ -98,6 +98,18 @@ def compress(form: MmaSpForm, dense: np.ndarray) -> tuple[np.ndarray, np.ndarray
     return vals.reshape(dense.shape[:-1] + (k // 2,)), codes.astype(np.int64)
 
 
+def tf32_half_sources(code: int) -> tuple[tuple[int, int], tuple[int, int]]:
+    """What the H100 does with a tf32 code ``q = (idx1 << 2) | idx0`` [HW, traces/h100/ub/tf32_k8/k16, 100%].
+
+    The stored element of chunk c multiplies a B value assembled from 16-bit halves of the chunk's two B
+    rows: its high half is half ``idx1 & 1`` of B row ``2c + (idx1 >> 1)``, its low half is half
+    ``idx0 & 1`` of B row ``2c + (idx0 >> 1)`` (half 0 = bits 15:0); the result is tf32-truncated (low
+    13 bits ignored). Returns ((row offset, half) for the high half, (row offset, half) for the low half).
+    0100 → ((0, 1), (0, 0)) = B[2c]; 1110 → ((1, 1), (1, 0)) = B[2c + 1]."""
+    idx0, idx1 = code & 3, (code >> 2) & 3
+    return (idx1 >> 1, idx1 & 1), (idx0 >> 1, idx0 & 1)
+
+
 # ----------------------------------------------------------------------------- the e register
 
 
@@ -128,11 +140,12 @@ def check_codes(form: MmaSpForm, variant: str, codes: np.ndarray, selector: int,
                 policy: str = "error") -> None:
     """Raise :class:`UndefinedBehavior` for the first invalid code, naming rule, row, chunk, lane and value.
 
-    With ``policy="hardware"`` only what the H100 does not define stays an error (tf32's other codes);
-    equal-index and unordered codes are then executed as the H100 executes them."""
+    With ``policy="hardware"`` every code is executed as the H100 executes it: equal-index and unordered
+    codes place the stored values literally (equal indices add); tf32 codes other than 0100/1110 gather B
+    in 16-bit halves (see :func:`tf32_half_sources`; traces/h100/ub/tf32_*, bit-exact)."""
     codes = np.asarray(codes)
     ok = np.isin(codes, valid_codes(form, variant))
-    if policy == "hardware" and form.pattern != TF32_1_2:
+    if policy == "hardware":
         ok = np.ones_like(ok)
     if ok.all():
         return
@@ -150,7 +163,7 @@ def _rule(form: MmaSpForm, variant: str, q: int) -> str:
     code = f"0b{q:04b}"
     if form.pattern == TF32_1_2:
         return (f"tf32 metadata code {code} is not 0b0100 or 0b1110 (PTX ISA §9.7.14.6.1; "
-                f"the H100 mixes half-words here, which warpsim does not model)")
+                f"ub_policy='hardware' runs the H100's half-word mixing of B)")
     if (q & 3) == (q >> 2):
         return f"metadata code {code} names the same column twice (PTX ISA §9.7.14.6.1, PTX 8.5 notes)"
     return (f"metadata code {code} is not increasing (idx0 < idx1), required by "

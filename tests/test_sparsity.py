@@ -72,9 +72,19 @@ def test_unordered_code_only_undefined_for_ordered_metadata():
     sparsity.check_codes(F16, "sp::ordered_metadata", codes, 0, policy="hardware")
 
 
-def test_tf32_other_codes_stay_errors_even_in_hardware_mode():
+def test_tf32_other_codes_are_errors_unless_hardware_mode():
     tf32 = BY_KEY["m16n8k8.f32.tf32.tf32.f32"]
     codes = np.full((16, 4), 0b0100)
     codes[0, 0] = 0b0110
     with pytest.raises(UndefinedBehavior, match="tf32 metadata code 0b0110 is not 0b0100 or 0b1110"):
-        sparsity.check_codes(tf32, "sp", codes, 0, policy="hardware")
+        sparsity.check_codes(tf32, "sp", codes, 0)
+    sparsity.check_codes(tf32, "sp", codes, 0, policy="hardware")  # the H100's half-word gather runs it
+
+
+@pytest.mark.parametrize("code,hi,lo", [(0b0100, (0, 1), (0, 0)), (0b1110, (1, 1), (1, 0)),
+                                        (0b0001, (0, 0), (0, 1)), (0b0101, (0, 1), (0, 1)),
+                                        (0b1001, (1, 0), (0, 1)), (0b0000, (0, 0), (0, 0))])
+def test_tf32_half_sources_match_the_h100_sweep(code, hi, lo):
+    """ptx-mma-sp.md §6.5 sweep (B = identity of 1.0 = 0x3F800000): 0001 → 0x00003F80 (1.15e-41 after tf32
+    truncation) at column 0; 0101 → 0x3F803F80 → 1.0009765625; 0000 → 0x00000000."""
+    assert sparsity.tf32_half_sources(code) == (hi, lo)

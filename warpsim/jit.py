@@ -1,8 +1,9 @@
 """numba kernels of the tensor core: gather fragments from lane registers, multiply-add, scatter D.
 
 Everything a kernel needs about a form comes from :class:`warpsim.tensorcore.Plan`, whose index
-tables are derived from :mod:`isa.layouts` (the inverse maps of the fragment layouts), so no index
-arithmetic of a layout is written here. One call runs N instances with no Python per instance.
+tables are derived from :mod:`isa.layouts` (the inverse maps of the fragment layouts, flattened to
+``lane · nregs + reg`` and a bit shift), so no index arithmetic of a layout is written here. One call
+runs N instances with no Python per instance. The float arithmetic is :mod:`isa.numerics.dot`.
 """
 from __future__ import annotations
 
@@ -11,26 +12,31 @@ import math
 import numpy as np
 from numba import njit
 
-from isa.numerics.dot import OUT_F32, dot_element, fused_element, fused_row_f32
-from isa.numerics.rounding import ieee_value
+from isa.numerics.dot import (OUT_F32, ZERO_POW, decode_out, fused_row, fused_terms, out_pow, pow2_of)
+from isa.numerics.rounding import as_float64, f32_rn_add, uint32_as_f32
 
 PAT_2_4, PAT_1_2, PAT_4_8, PAT_DENSE = 0, 1, 2, 3
+DEC_LUT, DEC_F16, DEC_BF16, DEC_F32, DEC_S32 = 0, 1, 2, 3, 4
+TF32_LOW = np.int64(0x1FFF)  # tf32: the low 13 bits of the register are ignored [HW]
 
 
 @njit(cache=True, inline="always")
-def _value(bits, lut, low_mask):
-    """Decode one element: through a lookup table (formats up to 16 bits), as f32/tf32 (the low
-    ``low_mask`` bits ignored), or as s32 when ``low_mask`` is -1."""
-    if lut.size > 0:
-        return lut[bits]
-    if low_mask == -1:
+def _value(bits, dec, lut, low_mask):
+    """Decode one element's bits (int64) to float64 — exactly, specials included."""
+    if dec == DEC_F16:
+        em = bits & 0x7FFF
+        if em >= 0x7C00:
+            v = math.inf if em == 0x7C00 else math.nan
+        else:
+            v = as_float64(em << 42) * 2.0 ** 1008  # normal and subnormal alike
+        return -v if bits & 0x8000 else v
+    if dec == DEC_BF16:
+        return np.float64(uint32_as_f32(np.uint32(bits << 16)))
+    if dec == DEC_F32:
+        return np.float64(uint32_as_f32(np.uint32(bits & ~low_mask)))
+    if dec == DEC_S32:
         return float(bits - (1 << 32) if bits >= (1 << 31) else bits)
-    return ieee_value(np.int64(bits & ~low_mask), 8, 23)
-
-
-@njit(cache=True, inline="always")
-def _field(regs, i, lane, reg, shift, mask):
-    return (np.int64(regs[i, lane, reg]) >> shift) & mask
+    return lut[bits]
 
 
 @njit(cache=True)
@@ -45,91 +51,153 @@ def _dense_col(pattern, chunk, code, slot):
 
 
 @njit(cache=True)
-def gather_a(a, e, i, ta, tm, a_lut, a_low, amask, pattern, z, aval, kcol):
-    """Stored A values (M, K/2) and the dense column each one multiplies."""
+def gather_a(a2, e, i, fa, sa, tm, dec, lut, low, mask, emin_pow, pattern, z, aval, apow, kcol, codes):
+    """Stored A values and powers (M, K/2), the metadata code of every chunk and the dense column of
+    every stored value. Returns True when a tf32 code other than 0100/1110 occurs."""
     m_rows, kh = aval.shape
+    mixed = False
     for m in range(m_rows):
+        for ch in range(codes.shape[1]):
+            q = (np.int64(e[i, tm[0, m, ch]]) >> tm[1, m, ch]) & 0xF
+            codes[m, ch] = q
+            if pattern == PAT_1_2 and q != 0b0100 and q != 0b1110:
+                mixed = True
         for j in range(kh):
-            aval[m, j] = _value(_field(a, i, ta[0, m, j], ta[1, m, j], ta[2, m, j], amask), a_lut, a_low)
-            ch = j // z
-            code = (np.int64(e[i, tm[0, m, ch]]) >> tm[1, m, ch]) & 0xF
-            kcol[m, j] = _dense_col(pattern, ch, code, j % z)
+            v = _value((np.int64(a2[i, fa[m, j]]) >> sa[m, j]) & mask, dec, lut, low)
+            aval[m, j] = v
+            apow[m, j] = pow2_of(v, emin_pow)
+            kcol[m, j] = _dense_col(pattern, j // z, codes[m, j // z], j % z)
+    return mixed
 
 
 @njit(cache=True)
-def gather_mat(x, i, t, lut, low, mask, out):
-    """A whole operand (B as N × K, transposed; or C as M × N) from its (lane, reg, shift) table."""
+def gather_mat(x2, i, f, sh, dec, lut, low, mask, emin_pow, out, pw):
+    """A whole operand (B as K × N, or C as M × N) and its alignment powers from its flat tables."""
     r, c = out.shape
     for p in range(r):
         for q in range(c):
-            out[p, q] = _value(_field(x, i, t[0, p, q], t[1, p, q], t[2, p, q], mask), lut, low)
+            v = _value((np.int64(x2[i, f[p, q]]) >> sh[p, q]) & mask, dec, lut, low)
+            out[p, q] = v
+            pw[p, q] = pow2_of(v, emin_pow)
 
 
 @njit(cache=True)
-def mma_batch(a, b, c, e, ta, tm, tb, tc, a_lut, b_lut, c_lut, a_low, b_low, c_low, amask, bmask, cmask,
-              pattern, z, kdense, is_int, satfinite, align_bits, group, out_kind, fp8_out_bits,
-              sa, sb, scale_blk, d):
-    """D for N instances. ``tb`` indexes B as (N, K); ``tc`` is the C/D table (M, N)."""
-    n_inst = a.shape[0]
-    m_rows, n_cols = tc.shape[1], tc.shape[2]
-    kh = ta.shape[2]
-    aval = np.empty((m_rows, kh))
+def mma_batch(a2, b2, c2, e, fa, sa, tm, fb, sb, fc, sc, fd, sd,
+              decs, luts_a, luts_b, luts_c, lows, masks, emin_pows,
+              pattern, z, kdense, is_int, satfinite, align_bits, group, out_kind, out_frac, fp8_hmma_pair,
+              sca, scb, scale_blk, d2):
+    """D for N instances (flat register views ``x2 = x.reshape(N, 32 * nregs)``).
+
+    Tables: ``fa/sa`` (M, K/2) flat word and shift of each stored A value; ``tm`` (2, M, chunks) lane and
+    shift of each metadata code; ``fb/sb`` (K, N) for B; ``fc/sc`` and ``fd/sd`` (M, N) for C and D.
+    ``decs``, ``lows``, ``masks``, ``emin_pows``: per operand A, B, C. ``fp8_hmma_pair``: the sm_90 ptxas
+    emulation of fp8 ``mma.sp`` (two f16 HMMA over the even / odd chunks, then an f32 FADD of C).
+    """
+    n_inst = a2.shape[0]
+    m_rows, n_cols = fc.shape
+    kh = fa.shape[1]
+    nchunks = tm.shape[2]
+    aval, apow = np.empty((m_rows, kh)), np.empty((m_rows, kh))
     kcol = np.empty((m_rows, kh), dtype=np.int64)
-    bval = np.empty((n_cols, kdense))
-    cval = np.empty((m_rows, n_cols))
-    terms = np.empty(kh)
-    scaled = np.empty(kh)
-    big, inv, acc = np.empty(n_cols), np.empty(n_cols), np.empty(n_cols)
-    iacc = np.empty(n_cols, dtype=np.int64)
-    row_bits = np.empty(n_cols, dtype=np.uint32)
-    hot = not is_int and scale_blk == 0 and group == 0 and out_kind == OUT_F32 and fp8_out_bits == 0
+    codes = np.empty((m_rows, nchunks), dtype=np.int64)
+    bkn, bpk = np.empty((kdense, n_cols)), np.empty((kdense, n_cols))
+    cval, cpw = np.empty((m_rows, n_cols)), np.empty((m_rows, n_cols))
+    emx, inv, s = np.empty(n_cols), np.empty(n_cols), np.empty(n_cols)
+    row_bits, row2 = np.empty(n_cols, dtype=np.uint32), np.empty(n_cols, dtype=np.uint32)
+    acc, accp = np.empty(n_cols), np.empty(n_cols)
+    terms, tpow = np.empty(kh), np.empty(kh)
+    scale = 2.0 ** align_bits
+    js_all = np.arange(kh)
+    js_even, js_odd = np.empty(kh, dtype=np.int64), np.empty(kh, dtype=np.int64)
+    n_even = n_odd = 0
+    for j in range(kh):  # stored value j lies in chunk j // z
+        if (j // z) % 2 == 0:
+            js_even[n_even] = j
+            n_even += 1
+        else:
+            js_odd[n_odd] = j
+            n_odd += 1
+    js_grp = np.empty(kh, dtype=np.int64)
+    zeros = np.zeros(n_cols)
+    zpow = np.full(n_cols, ZERO_POW)
     for i in range(n_inst):
-        gather_a(a, e, i, ta, tm, a_lut, a_low, amask, pattern, z, aval, kcol)
-        gather_mat(b, i, tb, b_lut, b_low, bmask, bval)
-        gather_mat(c, i, tc, c_lut, c_low, cmask, cval)
-        for col in range(c.shape[2]):
-            for lane in range(32):
-                d[i, lane, col] = 0
-        if hot and _all_finite(aval) and _all_finite(bval) and _all_finite(cval):
-            for m in range(m_rows):
-                fused_row_f32(aval[m], kcol[m], bval, cval[m], align_bits, row_bits, big, inv, acc, iacc)
-                for n in range(n_cols):
-                    d[i, tc[0, m, n], tc[1, m, n]] = row_bits[n]
-            continue
+        mixed = gather_a(a2, e, i, fa, sa, tm, decs[0], luts_a, lows[0], masks[0], emin_pows[0], pattern, z,
+                         aval, apow, kcol, codes)
+        gather_mat(b2, i, fb, sb, decs[1], luts_b, lows[1], masks[1], emin_pows[1], bkn, bpk)
+        gather_mat(c2, i, fc, sc, decs[2], luts_c, lows[2], masks[2], emin_pows[2], cval, cpw)
         for m in range(m_rows):
-            for n in range(n_cols):
-                if is_int:
-                    bits = _int_element(aval[m], kcol[m], bval[n], cval[m, n], satfinite)
-                elif scale_blk == 0 and group == 0:  # the common case, inlined for speed
+            if is_int:
+                for n in range(n_cols):
+                    row_bits[n] = _int_element(aval[m], kcol[m], bkn, n, cval[m, n], satfinite)
+            elif mixed:
+                _tf32_mixed_row(aval[m], apow[m], codes[m], b2, i, fb, sb, cval[m], cpw[m], scale, out_kind,
+                                out_frac, emin_pows[1], terms, tpow, row_bits)
+            elif scale_blk > 0:
+                for n in range(n_cols):
                     for j in range(kh):
-                        terms[j] = aval[m, j] * bval[n, kcol[m, j]]
-                    bits = fused_element(terms, kh, cval[m, n], align_bits, out_kind, fp8_out_bits)
-                else:
-                    av = aval[m]
-                    if scale_blk > 0:
-                        for j in range(kh):
-                            blk = kcol[m, j] // scale_blk
-                            scaled[j] = av[j] * sa[i, m, blk] * sb[i, n, blk]
-                        av = scaled
-                    bits = dot_element(av, kcol[m], bval[n], kh, cval[m, n], align_bits, group,
-                                       out_kind, fp8_out_bits, terms)
-                lane, reg, shift = tc[0, m, n], tc[1, m, n], tc[2, m, n]
-                d[i, lane, reg] |= np.uint32(bits) << np.uint32(shift)
+                        blk = kcol[m, j] // scale_blk
+                        x, y = sca[i, m, blk], scb[i, n, blk]
+                        terms[j] = aval[m, j] * bkn[kcol[m, j], n] * x * y
+                        tpow[j] = apow[m, j] * bpk[kcol[m, j], n] * pow2_of(x, 0.0) * pow2_of(y, 0.0)
+                    row_bits[n] = fused_terms(terms, tpow, kh, cval[m, n], cpw[m, n], scale, out_kind, out_frac)
+            elif fp8_hmma_pair:
+                # HMMA 1: even chunks, C = +0 (RZ); HMMA 2: odd chunks, C = HMMA 1's f32; then FADD C + D2 (RN)
+                fused_row(aval[m], apow[m], kcol[m], js_even, n_even, bkn, bpk, zeros, zpow, scale, OUT_F32, 23,
+                          row2, emx, inv, s)
+                for n in range(n_cols):
+                    acc[n] = decode_out(row2[n], OUT_F32)
+                    accp[n] = out_pow(row2[n], OUT_F32)
+                fused_row(aval[m], apow[m], kcol[m], js_odd, n_odd, bkn, bpk, acc, accp, scale, OUT_F32, 23,
+                          row2, emx, inv, s)
+                for n in range(n_cols):
+                    row_bits[n] = f32_rn_add(cval[m, n], decode_out(row2[n], OUT_F32))
+            elif group > 0:
+                for n in range(n_cols):
+                    acc[n], accp[n] = cval[m, n], cpw[m, n]
+                for lo in range(0, kdense, group):
+                    cnt = 0
+                    for j in range(kh):
+                        if lo <= kcol[m, j] < lo + group:
+                            js_grp[cnt] = j
+                            cnt += 1
+                    fused_row(aval[m], apow[m], kcol[m], js_grp, cnt, bkn, bpk, acc, accp, scale, out_kind,
+                              out_frac if lo + group >= kdense else 23, row_bits, emx, inv, s)
+                    for n in range(n_cols):
+                        acc[n] = decode_out(row_bits[n], out_kind)
+                        accp[n] = out_pow(row_bits[n], out_kind)
+            else:
+                fused_row(aval[m], apow[m], kcol[m], js_all, kh, bkn, bpk, cval[m], cpw[m], scale, out_kind,
+                          out_frac, row_bits, emx, inv, s)
+            for n in range(n_cols):
+                d2[i, fd[m, n]] |= row_bits[n] << np.uint32(sd[m, n])
 
 
 @njit(cache=True)
-def _all_finite(x):
-    for v in x.ravel():
-        if not math.isfinite(v):
-            return False
-    return True
+def _tf32_mixed_row(av, ap, codes, b2, i, fb, sb, crow, cpow, scale, out_kind, out_frac, emin_pow, terms, tpow,
+                    out):
+    """tf32 with any 4-bit code, as the H100 executes it [HW, traces/h100/ub/tf32_*]: B is gathered in
+    16-bit halves. For code q = (idx1 << 2) | idx0 of chunk c, the B value the stored element multiplies
+    is hi16 = half (idx1 & 1) of B[2c + (idx1 >> 1)] and lo16 = half (idx0 & 1) of B[2c + (idx0 >> 1)],
+    then tf32-truncated. 0100 and 1110 give B[2c] and B[2c + 1]."""
+    for n in range(out.shape[0]):
+        for j in range(av.shape[0]):
+            q = codes[j]
+            i0, i1 = q & 3, q >> 2
+            w0 = np.int64(b2[i, fb[2 * j + (i0 >> 1), n]]) >> sb[2 * j + (i0 >> 1), n]
+            w1 = np.int64(b2[i, fb[2 * j + (i1 >> 1), n]]) >> sb[2 * j + (i1 >> 1), n]
+            lo = (w0 >> (16 * (i0 & 1))) & 0xFFFF
+            hi = (w1 >> (16 * (i1 & 1))) & 0xFFFF
+            bv = np.float64(uint32_as_f32(np.uint32(((hi << 16) | lo) & ~TF32_LOW)))
+            terms[j] = av[j] * bv
+            tpow[j] = ap[j] * pow2_of(bv, emin_pow)
+        out[n] = fused_terms(terms, tpow, av.shape[0], crow[n], cpow[n], scale, out_kind, out_frac)
 
 
 @njit(cache=True)
-def _int_element(av, kc, bcol, acc, satfinite):
+def _int_element(av, kc, bkn, n, acc, satfinite):
     s = np.int64(acc)
     for j in range(av.shape[0]):
-        s += np.int64(av[j]) * np.int64(bcol[kc[j]])
+        s += np.int64(av[j]) * np.int64(bkn[kc[j], n])
     if satfinite:
         s = min(max(s, -2147483648), 2147483647)
     return np.uint32(s & 0xFFFFFFFF)

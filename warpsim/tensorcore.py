@@ -57,11 +57,13 @@ class Plan:
     variant: str
     selector: int
     model: DotModel
-    ta: np.ndarray
-    tm: np.ndarray
-    tb: np.ndarray
-    tc: np.ndarray
+    tables: tuple  # fa, sa, tm, fb, sb, fc, sc, fd, sd (see warpsim.jit.mma_batch)
     luts: tuple
+    decs: np.ndarray
+    lows: np.ndarray
+    masks: np.ndarray
+    emin_pows: np.ndarray
+    emin_pows_pair: np.ndarray
 
     def run(self, a, b, c, e, sa=None, sb=None) -> np.ndarray:
         f, mdl = self.form, self.model
@@ -72,13 +74,39 @@ class Plan:
             sa = sb = np.ones((1, 1, 1))
         pattern = {TF32_1_2: jit.PAT_1_2, QUAD_4_8: jit.PAT_4_8, DENSE: jit.PAT_DENSE}.get(f.pattern, jit.PAT_2_4)
         fp8 = f.atype in ("e4m3", "e5m2") and f.kind is None
-        jit.mma_batch(a, b, c, e, self.ta, self.tm, self.tb, self.tc, *self.luts,
-                      _low(f.atype), _low(f.btype), _low(f.ctype),
-                      (1 << f.element_bits) - 1, (1 << f.element_bits) - 1, (1 << (16 if f.ctype == "f16" else 32)) - 1,
-                      pattern, f.chunk[0], f.shape.k, f.is_integer, f.satfinite, mdl.align_for(f.atype),
-                      mdl.group or 0, OUT_F16 if f.dtype == "f16" else OUT_F32,
-                      (mdl.fp8_out_bits or 0) if fp8 else 0, sa, sb, blk, d)
+        pair = fp8 and f.sparse and mdl.fp8_sparse == "hmma_pair"
+        out_frac = (mdl.fp8_out_bits or 23) if fp8 and not pair else 23
+        align = mdl.align_bits if pair else mdl.align_for(f.atype)
+        jit.mma_batch(a.reshape(n, -1), b.reshape(n, -1), c.reshape(n, -1), e, *self.tables,
+                      self.decs, *self.luts, self.lows, self.masks, self.emin_pows_pair if pair else self.emin_pows,
+                      pattern, f.chunk[0], f.shape.k, f.is_integer, f.satfinite, align,
+                      mdl.group or 0, OUT_F16 if f.dtype == "f16" else OUT_F32, out_frac, pair,
+                      sa, sb, blk, d.reshape(n, -1))
         return d
+
+
+def _flat(layout: layouts.FragmentLayout, transpose: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """(flat word index ``lane · nregs + reg``, bit shift) of every matrix element, from the layout's inverse."""
+    t = _owner_table(layout, transpose)
+    return np.ascontiguousarray(t[0] * layout.nregs + t[1]), np.ascontiguousarray(t[2])
+
+
+def _decoder(fmt: str, container: bool) -> int:
+    if fmt == "f16":
+        return jit.DEC_F16
+    if fmt == "bf16":
+        return jit.DEC_BF16
+    if fmt in ("f32", "tf32"):
+        return jit.DEC_F32
+    if fmt == "s32":
+        return jit.DEC_S32
+    return jit.DEC_LUT
+
+
+def _emin_pow(fmt: str) -> float:
+    """2^emin: the alignment exponent of the format's subnormals (its smallest normal exponent)."""
+    f = formats.get(fmt)
+    return 1.0 if f.integer else 2.0 ** (1 - f.bias)
 
 
 @lru_cache(maxsize=None)
@@ -86,13 +114,23 @@ def plan(form: MmaSpForm, variant: str, selector: int, arch: str) -> Plan:
     if form.sparse:
         ml = layouts.meta_layout(form, selector)
         tm = np.stack([ml.lane_of, 4 * ml.nibble_of]).astype(np.int64)
-    else:  # dense: every column is stored in order; the metadata table is never consulted
+    else:  # dense: every column is stored in order; the metadata codes are never consulted
         tm = np.zeros((2, form.shape.m, form.shape.k), dtype=np.int64)
     container = form.kind in ("f8f6f4", "mxf8f6f4")
-    luts = (_lut(form.atype, container), _lut(form.btype, container),
-            _lut(form.ctype, False) if form.ctype == "f16" else EMPTY_LUT)
-    return Plan(form, variant, selector, model_for(arch), _owner_table(layouts.a_layout(form)), tm,
-                _owner_table(layouts.b_layout(form), transpose=True), _owner_table(layouts.cd_layout(form)), luts)
+    fmts = (form.atype, form.btype, form.ctype)
+    luts = tuple(_lut(x, container and x != form.ctype) if _decoder(x, container) == jit.DEC_LUT else EMPTY_LUT
+                 for x in fmts)
+    cd = layouts.cd_layout(form)
+    tables = (*_flat(layouts.a_layout(form)), tm, *_flat(layouts.b_layout(form)), *_flat(cd),
+              *_flat(layouts.cd_layout(form, "D")))
+    masks = np.array([(1 << form.element_bits) - 1, (1 << form.element_bits) - 1,
+                      (1 << (16 if form.ctype == "f16" else 32)) - 1], dtype=np.int64)
+    return Plan(form, variant, selector, model_for(arch), tables, luts,
+                np.array([_decoder(x, container) for x in fmts], dtype=np.int64),
+                np.array([_low(x) for x in fmts], dtype=np.int64), masks,
+                np.array([_emin_pow(x) for x in fmts]),
+                # sm_90 fp8 mma.sp runs as f16 HMMAs: the operands are f16 values there (exact conversion)
+                np.array([_emin_pow("f16"), _emin_pow("f16"), _emin_pow(form.ctype)]))
 
 
 def resolve(instruction) -> tuple[MmaSpForm, str]:
