@@ -386,9 +386,11 @@ def test_two_thousand_lines_parse_fast():
     text = synthetic(2000)
     assert text.count("\n") >= 2000
     parse(text)  # warm-up (imports, regex compilation)
-    t0 = time.perf_counter()
-    m = parse(text)
-    elapsed = time.perf_counter() - t0
+    elapsed = math.inf
+    for _ in range(3):  # best of three: other work on the machine only ever adds time
+        t0 = time.perf_counter()
+        m = parse(text)
+        elapsed = min(elapsed, time.perf_counter() - t0)
     check(m)
     assert len(m.functions[0].instructions) > 1700
     assert elapsed < 0.5, f"2,000 lines took {elapsed:.3f} s"
