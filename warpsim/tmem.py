@@ -235,3 +235,18 @@ def _decompress(data: np.ndarray, fmt: str) -> np.ndarray:
     groups = data.reshape(rows, nbytes // 16, 16)[:, :, :2 * width]
     bits = np.unpackbits(groups, axis=-1, bitorder="little").reshape(rows, nbytes // 16, 16, width)
     return (bits << np.arange(width, dtype=np.uint8)).sum(axis=-1, dtype=np.uint8).reshape(rows, nbytes)
+
+
+# ---------------------------------------------------------------- machine side (one CTA's state)
+def cta_tmem(cta) -> Tmem:
+    """The TMEM of ``cta`` (a warpsim.cta.CTA), created on first use. (To move into CTA itself,
+    which should also call ``check_exit`` when its last warp exits.)"""
+    t = getattr(cta, "tmem", None)
+    if t is None:
+        t = cta.tmem = Tmem(cta=int(getattr(cta, "ctaid", (0,))[0]))
+    return t
+
+
+def cta_smem(cta) -> np.ndarray:
+    """The CTA's shared memory as a uint8 array indexed by shared-window address (no copy)."""
+    return cta.shared.buf[:cta.shared.size]

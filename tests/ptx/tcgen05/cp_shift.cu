@@ -6,24 +6,24 @@
 __global__ void cp_shift(const uint8_t* src, uint32_t* out) {
   __shared__ alignas(1024) uint8_t s[128 * 32];
   __shared__ uint32_t tmem_base;
-  __shared__ uint64_t bar;
+  __shared__ uint64_t bar[2];  // one per phase: a waiter that misses two phase flips of one barrier would hang
   const uint32_t w = threadIdx.x / 32;
   copy_to_smem(s, src, sizeof(s));
   fence_proxy_async();
   if (w == 0) { tmem_alloc(&tmem_base, 32); tmem_relinquish(); }
-  if (threadIdx.x == 32) mbar_init(&bar, 1);
+  if (threadIdx.x == 32) { mbar_init(&bar[0], 1); mbar_init(&bar[1], 1); }
   fence_before();
   __syncthreads();
   fence_after();
   if (threadIdx.x == 0) {  // cp -> shift is not a pipelined pair (9.7.16.6): complete the cp first
     asm volatile("tcgen05.cp.cta_group::1.128x256b [%0], %1;" :: "r"(tmem_base), "l"(smem_desc(smem_u32(s), 2048, 128, 0)));
-    commit(&bar);
-    mbar_wait(&bar, 0);
+    commit(&bar[0]);
+    mbar_wait(&bar[0], 0);
     fence_after();
     asm volatile("tcgen05.shift.cta_group::1.down [%0];" :: "r"(tmem_base));
-    commit(&bar);
+    commit(&bar[1]);
   }
-  mbar_wait(&bar, 1);
+  mbar_wait(&bar[1], 0);
   fence_after();
   tmem_to_global(tmem_base, out, 8);
   fence_before();
