@@ -141,3 +141,61 @@ def test_partial_warpgroup_and_quarter_violation():
     with pytest.raises(WarpsimError, match=r"mma_f16.ptx:\d+:\d+ \(tcgen05.ld.sync.aligned.32x32b.x8.b32 .*\): "
                                            r"tcgen05.ld: warp ([45]) accesses TMEM lanes (128..159|160..191), but warp \1 \(warp_id % 4 = [01]\)"):
         kernel("mma_f16")((1,), (192,), (k_major(araw, 16), k_major(braw, 16), np.zeros((192, 64), np.float32)))
+
+
+PTX_HEAD = ".version 8.7\n.target sm_100a\n.address_size 64\n"
+
+
+def _run_ptx(body, block=32, regs=".reg .b32 %r<8>;\n.reg .b64 %rd<4>;\n.reg .pred %p<4>;"):
+    code = PTX_HEAD + (".visible .entry k(.param .u64 out)\n{\n" + regs + "\n.shared .align 8 .b64 bar;\n"
+                       ".shared .align 4 .b32 base;\n" + body + "\nret;\n}\n")
+    out = np.zeros(32, np.uint32)
+    warpsim.RawModule(code=code).get_function("k")((1,), (block,), (out,))
+    return out
+
+
+def test_mbarrier_parity_and_commit():
+    """tcgen05.commit arrives once; try_wait.parity 0 then sees phase 0 complete, parity 1 (the phase
+    before phase 0 at init) reports complete already; a second commit completes phase 1."""
+    out = _run_ptx("""
+    ld.param.u64 %rd1, [out];
+    mov.u32 %r1, bar;
+    mbarrier.init.shared::cta.b64 [%r1], 1;
+    mbarrier.try_wait.parity.shared::cta.b64 %p1, [%r1], 0;
+    selp.u32 %r2, 1, 0, %p1;
+    st.global.u32 [%rd1], %r2;
+    mbarrier.try_wait.parity.shared::cta.b64 %p1, [%r1], 1;
+    selp.u32 %r2, 1, 0, %p1;
+    st.global.u32 [%rd1+4], %r2;
+    tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%r1];
+    mbarrier.try_wait.parity.shared::cta.b64 %p1, [%r1], 0;
+    selp.u32 %r2, 1, 0, %p1;
+    st.global.u32 [%rd1+8], %r2;
+    mbarrier.try_wait.parity.shared::cta.b64 %p1, [%r1], 1;
+    selp.u32 %r2, 1, 0, %p1;
+    st.global.u32 [%rd1+12], %r2;""", block=1)
+    assert out[:4].tolist() == [0, 1, 1, 0]
+
+
+def test_kernel_misuse_is_located():
+    with pytest.raises(WarpsimError, match=r"<code>:\d+:\d+ \(tcgen05.alloc.*\): tcgen05.alloc: nCols = 48 is illegal"):
+        _run_ptx("mov.u32 %r1, base;\ntcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r1], 48;")
+    with pytest.raises(WarpsimError, match=r"\(tcgen05.mma.*\): idesc field 'a_type' \(bits 9:7\) = 3 is illegal for .kind::f16"):
+        _run_ptx("""
+        mov.u32 %r1, base;
+        tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r1], 32;
+        ld.shared.u32 %r2, [base];
+        mov.b64 %rd2, 0;
+        mov.b32 %r3, 0x08100190;
+        setp.ne.b32 %p1, 0, 0;
+        tcgen05.mma.cta_group::1.kind::f16 [%r2], %rd2, %rd2, %r3, %p1;""")
+    with pytest.raises(WarpsimError, match=r"tcgen05.alloc.sync.aligned executed by part of the warp"):
+        _run_ptx("""
+        mov.u32 %r1, %laneid;
+        setp.lt.u32 %p1, %r1, 16;
+        mov.u32 %r1, base;
+        @%p1 tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r1], 32;""")
+    with pytest.raises(WarpsimError, match=r"mbarrier arrive on an object that is not initialized"):
+        _run_ptx("mov.u32 %r1, bar;\ntcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%r1];", block=1)
+    with pytest.raises(WarpsimError, match=r"unsupported instruction 'tcgen05.alloc.cta_group::2.*'.*\.cta_group::2 \(needs the CTA pair"):
+        _run_ptx("mov.u32 %r1, base;\ntcgen05.alloc.cta_group::2.sync.aligned.shared::cta.b32 [%r1], 32;")

@@ -30,8 +30,9 @@ def _machine(ctx):
 
 
 def _located(ctx, e: WarpsimError):
-    """Prefix a core error with the instruction's location, keeping its type."""
-    e.args = (f"{ctx.where()}: {e}",)
+    """Prefix a core error with the instruction's location (once), keeping its type."""
+    if ctx.where() not in str(e):
+        e.args = (f"{ctx.where()}: {e}",)
     return e
 
 
@@ -129,6 +130,10 @@ def tcgen05_warp(ctx, ins, d):
         ctx.fence("tcgen05." + op)
         return
     tmem, _ = _machine(ctx)
+    live = getattr(ctx, "live", None)
+    if live is not None and (live & ~ctx.active).any():
+        ctx.undefined(f"tcgen05.{op}.sync.aligned executed by part of the warp (PTX ISA 9.7.16.8: all threads "
+                      "of the warp must execute it)", lanes=live & ~ctx.active)
     try:
         if op == "alloc":
             ncols = _uniform(ctx, ctx.read(o[1], "u32"), "nCols")

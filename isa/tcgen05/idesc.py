@@ -18,8 +18,12 @@ BLOCK_SCALED = ("mxf8f6f4", "mxf4", "mxf4nvf4")
 class DescriptorError(WarpsimError):
     """An instruction or shared-memory descriptor field outside its legal set."""
 
-    def __init__(self, descriptor: str, field: str, bits: str, value, legal: str, why: str = ""):
+    def __init__(self, descriptor: str, field: str | None = None, bits: str = "", value=None, legal: str = "",
+                 why: str = ""):
         self.descriptor, self.field, self.value, self.legal = descriptor, field, value, legal
+        if field is None:  # rebuilt from its message alone (engines re-raise ``type(e)(*e.args)``)
+            super().__init__(descriptor)
+            return
         v = f"{value:#x}" if isinstance(value, int) and value >= 1 << 16 else repr(value)
         msg = f"{descriptor} field '{field}' (bits {bits}) = {v} is illegal"
         if why:
