@@ -379,10 +379,56 @@ def test_cycle_is_retired_instructions_without_timing_and_the_clock_with_it():
     s = make_inputs.session()
     s.stepi()
     s.stepi()
-    assert s.cycle() == (2, "instructions retired")
+    assert s.cycle() == (2, "instructions retired") and not s.timing
     t = make_inputs.session(clock=lambda w: 1000 + 4 * w.steps)
     t.stepi()
     assert t.cycle() == (1004, "cycle") and t.timing
+
+
+def test_cycle_with_the_timed_engine_follows_its_timeline():
+    s = make_inputs.session(timing=True)
+    tl = s.timeline
+    assert s.timing and tl is not None and len(tl.records) == reference_run()[2].warp_instructions
+    issue = {}
+    for cta, warp, pc, _, t_issue, _, done in tl.records:
+        issue.setdefault(warp, []).append((t_issue, pc, done))
+    for w in issue:
+        issue[w].sort()
+    s.break_at("mma.sp")
+    s.continue_()
+    k = s.warp().steps
+    value, what = s.cycle()
+    assert what == "cycle" and (value, s.next_pc(s.warp())) == issue[0][k][:2]
+    assert value > 0 and s.cycle(1) == (issue[1][0][0], "cycle")
+    stop = s.run()
+    assert stop.message.endswith(f", {tl.cycles:g} cycles (timed engine, {tl.params})")
+    assert s.cycle() == (max(d for _, _, d in issue[s.focus_warp]), "cycle (finished)")
+
+
+def test_clock_register_reads_the_timed_issue_cycle():
+    code = """
+.version 8.0
+.target sm_90a
+.address_size 64
+.visible .entry k(.param .u64 out)
+{
+    .reg .b64 %rd<4>;
+    .reg .b32 %r<3>;
+    ld.param.u64 %rd1, [out];
+    mov.u32 %r1, %tid.x;
+    mov.u64 %rd2, %clock64;
+    mul.wide.u32 %rd3, %r1, 8;
+    add.s64 %rd3, %rd1, %rd3;
+    st.global.u64 [%rd3], %rd2;
+    ret;
+}
+"""
+    out = np.zeros(32, np.uint64)
+    s = Session(code, "k", 1, 32, (out,), timing=True)
+    s.run()
+    rec = [r for r in s.timeline.records if r[3].startswith("mov.u64")]
+    assert len(rec) == 1 and int(out[0]) == int(rec[0][4]) > 0
+    assert make_inputs.session(timing=False).timeline is None
 
 
 def test_tmem_absent_then_shown(s):

@@ -176,16 +176,19 @@ def test_colour_highlights_instead_of_star():
 
 def test_warpsim_debug_batch_command_line(tmp_path):
     cmds = tmp_path / "cmds"
-    cmds.write_text("b mma.sp\nc\np %r1.f16x2\nc\nq\n")
+    cmds.write_text("b mma.sp\nc\np %r1.f16x2\nc\ncycle\nq\n")
     args = [sys.executable, "-m", "warpsim.cli", "debug", str(PTX_DIR / "spmma.ptx"), "--block", "64",
             "--arg", str(PTX_DIR / "a.npy"), "--arg", str(PTX_DIR / "b.npy"), "--arg", str(PTX_DIR / "e.npy"),
-            "--arg", "zeros:256:f32", "--arg", "i32:2", "--arg", "zeros:64:i32", "--batch", str(cmds)]
+            "--arg", "zeros:256:f32", "--arg", "i32:2", "--arg", "zeros:64:i32", "--no-timing", "--batch", str(cmds)]
     r = subprocess.run(args, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr
     assert r.stdout.startswith("warpsim debug: kernel spmma_loop of spmma.ptx, grid 1, block 64 (2 warps per CTA), "
                                "arch sm_90a.")
     assert "(warpsim) p %r1.f16x2\n%r1.f16x2 = {1.0, 2.0} (0x40003c00)\n" in r.stdout
     assert r.stdout.count("Breakpoint 1, spmma_loop () at spmma.ptx:111") == 2
+    assert "warp 0: 43 warp instructions retired (timing is off" in r.stdout
+    r = subprocess.run(args[:-3] + ["--batch", str(cmds)], capture_output=True, text=True, timeout=300)
+    assert re.search(r"warp 0: cycle [0-9.]+ \(simulated, timed engine, sm_90: its next instruction", r.stdout)
     cmds.write_text("p %nope\n")
     r = subprocess.run(args, capture_output=True, text=True, timeout=300)
     assert r.returncode == 1 and "*** no register %nope in this kernel" in r.stdout

@@ -29,7 +29,7 @@ def session_from_args(args):
     mod = RawModule(path=args.file, arch=args.arch, ub_policy=args.ub_policy)
     values = [parse_arg(a) for a in args.arg]
     return Session(mod, _kernel_name(mod, args.kernel), parse_dim(args.grid), parse_dim(args.block), values,
-                   shared_mem=args.shared_mem)
+                   shared_mem=args.shared_mem, timing=not args.no_timing)
 
 
 def run(args) -> int:
@@ -57,6 +57,8 @@ def register(sub) -> None:
     p.add_argument("--shared-mem", type=int, default=0, help="dynamic shared memory bytes")
     p.add_argument("--arch", default=None, help="override the module's .target (e.g. sm_90a)")
     p.add_argument("--ub-policy", default="error", choices=("error", "hardware"))
+    p.add_argument("--no-timing", action="store_true",
+                   help="functional engine only: `cycle` shows retired instructions, no timed run")
     p.add_argument("--batch", default=None, metavar="FILE", help="run the commands in FILE (echoed), then leave")
     p.add_argument("--color", default="auto", choices=("auto", "on", "off"), help="highlight changed values")
     p.set_defaults(func=run)

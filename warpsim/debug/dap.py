@@ -114,7 +114,7 @@ class DapServer:
         values = [parse_arg(a) if isinstance(a, str) else a for a in args.get("args", [])]
         self.session = Session(program, kernel, _dim(args.get("grid", 1)), _dim(args.get("block", 32)), values,
                                shared_mem=int(args.get("sharedMem", 0)), arch=args.get("arch"),
-                               ub_policy=args.get("ubPolicy", "error"))
+                               ub_policy=args.get("ubPolicy", "error"), timing=args.get("timing"))
         self.stop_on_entry = bool(args.get("stopOnEntry", True))
         self.respond(req)
         for path, bps in self.pending_bps.items():

@@ -169,8 +169,8 @@ class Session:
     """One kernel launch under the debugger. See the module docstring."""
 
     def __init__(self, module, kernel: str, grid=1, block=32, args=(), *, shared_mem: int = 0,
-                 arch: str | None = None, ub_policy: str = "error", clock=None, quantum: int = 512,
-                 history: int = 100_000, history_bytes: int = 512 << 20):
+                 arch: str | None = None, ub_policy: str = "error", clock=None, timing: bool | None = None,
+                 quantum: int = 512, history: int = 100_000, history_bytes: int = 512 << 20):
         from warpsim.module import RawModule
 
         if isinstance(module, RawModule):
@@ -186,7 +186,14 @@ class Session:
         if self.block[0] * self.block[1] * self.block[2] > MAX_THREADS_PER_CTA:
             raise DebugError(f"block {self.block} has more than {MAX_THREADS_PER_CTA} threads")
         self.args, self.shared_mem, self.clock, self.quantum = tuple(args), shared_mem, clock, quantum
-        self.timing = clock is not None
+        # timing: the timed engine (warpsim.timing) runs the launch once, recording when each warp's
+        # instructions issue; stepping then shows (and %clock reads) those cycles. Default: the module's
+        # setting (RawModule(timing=True)); a ``clock`` callable replaces it.
+        self.timing = clock is not None or (self.mod.timing if timing is None else bool(timing))
+        self.timeline = None
+        self._issue: dict = {}
+        if self.timing and clock is None:
+            self._run_timed()
         self.history_limit, self.history_bytes = history, history_bytes
         self.breakpoints: dict[int, Breakpoint] = {}
         self._bp_number = 0
@@ -196,6 +203,20 @@ class Session:
         self._start()
 
     # ---------------------------------------------------------------- launch state
+    def _run_timed(self) -> None:
+        from warpsim.timing.model import run_grid_timed
+
+        launch, _ = self.kernel.prepare(self.args, self.shared_mem)
+        _, self.timeline = run_grid_timed(self.program, self.grid, self.block, launch, self.mod.timing_params)
+        for cta, warp, pc, _text, issue, _ready, complete in sorted(self.timeline.records, key=lambda r: r[4]):
+            self._issue.setdefault((cta, warp), []).append((pc, issue, complete))
+        self.clock = self._timed_clock
+
+    def _timed_clock(self, w) -> int:
+        """%clock as the timed run saw it: the issue cycle of the warp's current instruction."""
+        seq = self._issue.get((self.cta_index, w.warp_id), ())
+        return int(seq[w.steps][1]) if w.steps < len(seq) else int(self.timeline.cycles)
+
     def _start(self) -> None:
         self.launch, self.mapped = self.kernel.prepare(self.args, self.shared_mem, clock=self.clock)
         self.cta_index = 0
@@ -582,7 +603,9 @@ class Session:
         if self.finished:
             stop.reason, stop.warp, stop.lane, stop.pc = "exited", None, None, None
             stop.message = (f"kernel {self.name} exited: {self.retired()} warp instructions in "
-                            f"{self.nctas} CTA{'s' if self.nctas > 1 else ''}")
+                            f"{self.nctas} CTA{'s' if self.nctas > 1 else ''}"
+                            + (f", {self.timeline.cycles:g} cycles (timed engine, {self.timeline.params})"
+                               if self.timeline is not None else ""))
             self.user_exit(stop)
             return stop
         stop.focus_changed = self._refocus() or stop.focus_changed
@@ -794,13 +817,24 @@ class Session:
             return self.warp(warp).steps
         return self._done_steps + self.cta.steps
 
-    def cycle(self, warp: int | None = None) -> tuple[int, str]:
-        """(value, what it is): the simulated cycle when a timing clock drives the session, else the
-        warp's retired-instruction count."""
+    def cycle(self, warp: int | None = None) -> tuple[float | int | None, str]:
+        """(value, what it is). With timing: the simulated cycle at which the warp's next instruction
+        issues in the timed run (``"cycle"``), the cycle by which all its instructions had completed once
+        it has finished (``"cycle (finished)"``), or None with ``"diverged"`` where the timed run executed a
+        different instruction at this point. A ``clock=`` callable: its value. Without timing: the
+        warp's retired-instruction count (``"instructions retired"``)."""
         w = self.warp(warp)
-        if self.timing:
+        if not self.timing:
+            return w.steps, "instructions retired"
+        if self.timeline is None:
             return int(self.launch.clock(w)), "cycle"
-        return w.steps, "instructions retired"
+        seq = self._issue.get((self.cta_index, w.warp_id), ())
+        if w.done or w.steps >= len(seq):
+            return max((c for _, _, c in seq), default=0.0), "cycle (finished)"
+        pc, issue, _ = seq[w.steps]
+        if pc != self.next_pc(w):
+            return None, "diverged"
+        return issue, "cycle"
 
     def register(self, name: str, warp: int | None = None) -> np.ndarray:
         w = self.warp(warp)

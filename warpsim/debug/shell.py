@@ -542,12 +542,22 @@ class Shell(cmd.Cmd):
 
     def do_cycle(self, arg):
         """cycle
-        The simulated cycle of the focused warp when a timing model drives the session; otherwise the
-        warp's retired warp-instruction count (the functional engine has no cycles)."""
+        With timing on (the default; `warpsim debug --no-timing` turns it off): the simulated cycle at
+        which the focused warp's next instruction issues, from a run of the timed engine (warpsim.timing)
+        on the same launch. With timing off: the warp's retired warp-instruction count."""
         s = self.s
         value, what = s.cycle()
+        n = f"{s.warp().steps} warp instructions retired"
+        tl = f"timed engine, {s.timeline.params}" if s.timeline is not None else "the session's clock"
         if what == "cycle":
-            self.out(f"warp {s.focus_warp}: cycle {value} (simulated)")
+            self.out(f"warp {s.focus_warp}: cycle {value:g} (simulated, {tl}: its next instruction issues then; "
+                     f"{n})")
+        elif what == "cycle (finished)":
+            self.out(f"warp {s.focus_warp}: finished; all its instructions had completed by cycle {value:g} "
+                     f"(simulated, {tl}; {n})")
+        elif what == "diverged":
+            self.out(f"warp {s.focus_warp}: no simulated cycle here: the timed run executed another "
+                     f"instruction at this point (a data race or %clock-dependent path?); {n}")
         else:
             self.out(f"warp {s.focus_warp}: {value} warp instructions retired (timing is off: no simulated "
                      f"cycle; {s.retired()} in the launch so far)")

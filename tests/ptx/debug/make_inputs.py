@@ -57,10 +57,11 @@ if __name__ == "__main__":
     main()
 
 
-def session(iters: int = 2, grid=1, block=64, e=None, **kw):
-    """A debugger Session on spmma_loop with these inputs (``e`` replaces the metadata registers)."""
+def session(iters: int = 2, grid=1, block=64, e=None, timing=False, **kw):
+    """A debugger Session on spmma_loop with these inputs (``e`` replaces the metadata registers); the
+    functional engine only unless ``timing``."""
     from warpsim.debug import Session
 
     a, b, e0 = registers()
     args = (a, b, e0 if e is None else e, np.zeros(256, np.float32), np.int32(iters), np.zeros(64, np.int32))
-    return Session(str(Path(__file__).parent / "spmma.ptx"), "spmma_loop", grid, block, args, **kw)
+    return Session(str(Path(__file__).parent / "spmma.ptx"), "spmma_loop", grid, block, args, timing=timing, **kw)
