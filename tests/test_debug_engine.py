@@ -485,3 +485,29 @@ def test_session_from_code_and_bad_arguments():
         s.focus(3)
     with pytest.raises(DebugError, match="lane 40"):
         s.focus(0, 40)
+
+
+TCGEN05 = Path(__file__).parent / "ptx" / "tcgen05" / "alloc_ld_st.ptx"
+
+
+@pytest.mark.skipif(not TCGEN05.exists(), reason="no tcgen05 kernel in this tree")
+def test_tmem_of_a_tcgen05_kernel_and_reverse_over_tcgen05_st():
+    mod = warpsim.RawModule(path=str(TCGEN05))
+    entry = next(f.name for f in mod.module.functions if f.kind == "entry")
+    src = np.arange(128 * 16, dtype=np.uint32).reshape(128, 16)
+    s = Session(mod, entry, 1, 128, (src, np.zeros(128 * 20, np.uint32)), timing=False)
+    s.break_at("tcgen05.st")
+    stop = s.continue_()
+    assert stop.reason == "breakpoint"
+    t, _ = s.tmem()
+    before, machine = t.defined.copy(), s.full_state()
+    s.stepi()  # this warp writes its lane quarter
+    w = s.focus_warp
+    t, _ = s.tmem()
+    quarter = slice(32 * w, 32 * w + 32)
+    assert t.defined[quarter].any() and not before[quarter].any()
+    text = str(TmemView(t, lanes=[32 * w]))
+    row = [ln for ln in text.splitlines() if ln.split()[:2] == ["lane", str(32 * w)]][0]
+    assert "--------" not in row.split()[2]
+    s.reverse_stepi()
+    assert s.full_state() == machine and not s.tmem()[0].defined[quarter].any()

@@ -889,8 +889,10 @@ class Session:
             return None, "Tensor Memory (warpsim.tmem) is not wired into the machine yet"
         t = vars(self.cta).get("tmem")
         if t is None:
-            return None, (f"no Tensor Memory in CTA {self.cta.ctaid}: no tcgen05 instruction has used it "
-                          f"(TMEM exists on sm_100a and later; this module targets {self.mod.arch})")
+            arch = self.mod.arch or ""
+            old = arch.startswith("sm_") and arch[3:6].rstrip("af").isdigit() and int(arch[3:6].rstrip("af")) < 100
+            return None, (f"no Tensor Memory in CTA {self.cta.ctaid}: no tcgen05 instruction has used it"
+                          + (f" (TMEM exists on sm_100a and later; this module targets {arch})" if old else ""))
         return t, ""
 
     # ---------------------------------------------------------------- memory
