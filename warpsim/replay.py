@@ -213,8 +213,12 @@ def trace_files(paths) -> list[str]:
     return files
 
 
-def replay_file(path: str, arch: str | None = None, max_report: int = 3) -> TraceResult:
+def replay_file(path: str, arch: str | None = None, max_report: int = 3, timing: str = "quick") -> TraceResult | None:
+    """One trace file; ``timing`` is "quick" (a representative subset of a timing trace's
+    configurations), "all", or "off" (timing traces are skipped: returns None)."""
     tr = tracefile.read_trace(path)  # raises TraceError with a clear message for a bad file
+    if tr.kind == "timing" and timing == "off":
+        return None
     name = os.path.relpath(path)
     dev = tr.device.get("name", "?")
     target = arch or _arch_of(tr)
@@ -225,7 +229,7 @@ def replay_file(path: str, arch: str | None = None, max_report: int = 3) -> Trac
         res.groups = replay_program(tr, name, arch)
     else:
         from warpsim.replay_timing import replay_timing
-        res.groups = replay_timing(tr, name, target)
+        res.groups = replay_timing(tr, name, target, configs=timing)
     return res
 
 
@@ -234,6 +238,8 @@ def _arch_of(tr) -> str:
     return f"sm_{cc}a" if cc in ("90", "100", "120") else f"sm_{cc}"
 
 
-def replay_path(paths, arch: str | None = None, max_report: int = 3):
+def replay_path(paths, arch: str | None = None, max_report: int = 3, timing: str = "quick"):
     for f in trace_files(paths if isinstance(paths, (list, tuple)) else [paths]):
-        yield replay_file(f, arch, max_report)
+        res = replay_file(f, arch, max_report, timing)
+        if res is not None:
+            yield res
