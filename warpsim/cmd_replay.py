@@ -68,17 +68,19 @@ def table(results, verbose: bool = False) -> str:
             agg["first"] += g.mismatches[: max(0, 3 - len(agg["first"]))]
             if g.measured_cycles is not None:
                 agg["cyc"].append((g.simulated_cycles, g.measured_cycles))
-    lines = [f"{'kind':11} {'form / program':54} {'instances':>9} {'bit-exact':>10}"]
+    lines = [f"{'kind':11} {'form / program / timing configuration':54} {'instances':>9} {'bit-exact':>10}"]
     for (kind, name), agg in sorted(merged.items()):
         pct = 100.0 * agg["exact"] / agg["inst"] if agg["inst"] else 0.0
         if agg["err"]:
             lines.append(f"{kind:11} {name:54} {agg['inst']:9d}  ERROR: {agg['err'][:120]}")
             continue
-        extra = ""
         if agg["cyc"]:
             sim, hw = agg["cyc"][0]
-            extra = f"  cycles sim {sim:.1f} hw {hw:.1f} ({100 * (sim - hw) / hw:+.1f}%)"
-        lines.append(f"{kind:11} {name:54} {agg['inst']:9d} {pct:9.3f}%{extra}")
+            verdict = "within 5%" if agg["exact"] == agg["inst"] else "OUTSIDE 5%"
+            lines.append(f"{kind:11} {name:54} {'':9} {verdict:>10}  cycles sim {sim:.1f} hw {hw:.1f} "
+                         f"({100 * (sim - hw) / hw:+.1f}%)")
+            continue
+        lines.append(f"{kind:11} {name:54} {agg['inst']:9d} {pct:9.3f}%")
         if verbose or pct < 100.0:
             lines += ["    " + m.render().replace("\n", "\n    ") for m in agg["first"]]
     values = {k: a for k, a in merged.items() if k[0] != "timing"}
@@ -86,8 +88,10 @@ def table(results, verbose: bool = False) -> str:
     exact = sum(a["exact"] for a in values.values())
     ok = all(a["exact"] == a["inst"] and not a["err"] for a in values.values())
     nfiles = sum(r.kind != "timing" for r in results)
-    lines.append(f"\nvalues: {nfiles} trace files, {total} instances, {exact} bit-exact "
-                 f"({100.0 * exact / max(total, 1):.3f}%): {'OK' if ok else 'MISMATCH'}")
+    lines.append("")
+    if nfiles:
+        lines.append(f"values: {nfiles} trace files, {total} instances, {exact} bit-exact "
+                     f"({100.0 * exact / max(total, 1):.3f}%): {'OK' if ok else 'MISMATCH'}")
     errs = [abs(s - h) / h for a in merged.values() for s, h in a["cyc"] if h]
     if errs:
         inside = sum(e <= 0.05 for e in errs)
