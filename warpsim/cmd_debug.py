@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 
 from isa.errors import WarpsimError
-from warpsim.cmd_run import parse_arg, parse_dim
+from warpsim.cmd_run import add_launch_arguments, parse_arg, parse_dim
 
 
 def _kernel_name(mod, name):
@@ -48,15 +48,7 @@ def run_dap(args) -> int:
 
 def register(sub) -> None:
     p = sub.add_parser("debug", help="step through a PTX kernel (cuda-gdb-style shell)")
-    p.add_argument("file", help="PTX file")
-    p.add_argument("--kernel", default=None, help="kernel (.entry) name (optional with one kernel)")
-    p.add_argument("--grid", default="1", help="N or X,Y,Z (default 1)")
-    p.add_argument("--block", default="32", help="N or X,Y,Z (default 32)")
-    p.add_argument("--arg", action="append", default=[],
-                   help="kernel argument in parameter order: FILE.npy, zeros:SHAPE:DTYPE or DTYPE:VALUE")
-    p.add_argument("--shared-mem", type=int, default=0, help="dynamic shared memory bytes")
-    p.add_argument("--arch", default=None, help="override the module's .target (e.g. sm_90a)")
-    p.add_argument("--ub-policy", default="error", choices=("error", "hardware"))
+    add_launch_arguments(p, kernel_required=False)
     p.add_argument("--no-timing", action="store_true",
                    help="functional engine only: `cycle` shows retired instructions, no timed run")
     p.add_argument("--batch", default=None, metavar="FILE", help="run the commands in FILE (echoed), then leave")

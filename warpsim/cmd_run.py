@@ -56,7 +56,7 @@ def parse_dim(text: str):
 def run(args) -> int:
     from warpsim.module import RawModule
 
-    mod = RawModule(path=args.file, arch=args.arch, ub_policy=args.ub_policy)
+    mod = RawModule(path=args.file, arch=args.arch, ub_policy=args.ub_policy, timing=not args.no_timing)
     kernel = mod.get_function(args.kernel)
     values = [parse_arg(a) for a in args.arg]
     t0 = time.perf_counter()
@@ -65,6 +65,9 @@ def run(args) -> int:
     print(f"kernel {args.kernel}  grid {args.grid}  block {args.block}  arch {mod.arch}")
     print(f"{stats.warp_instructions} warp instructions in {stats.ctas} CTAs, {wall:.3f} s "
           f"({stats.warp_instructions / max(wall, 1e-9):,.0f} warp-instr/s)")
+    tl = getattr(kernel, "last_timeline", None)
+    if tl is not None:
+        print(f"{tl.cycles:.0f} simulated cycles ({tl.params})")
     if args.out:
         os.makedirs(args.out, exist_ok=True)
         for i, (p, v) in enumerate(zip(kernel.program.fn.params, values)):
@@ -75,10 +78,11 @@ def run(args) -> int:
     return 0
 
 
-def register(sub) -> None:
-    p = sub.add_parser("run", help="run a PTX kernel on the functional engine")
+def add_launch_arguments(p, kernel_required: bool = True) -> None:
+    """The launch options `run`, `debug` and `timeline` share: FILE, --kernel/--grid/--block/--arg ..."""
     p.add_argument("file", help="PTX file")
-    p.add_argument("--kernel", required=True, help="kernel (.entry) name")
+    p.add_argument("--kernel", required=kernel_required, default=None,
+                   help="kernel (.entry) name" + ("" if kernel_required else " (optional with one kernel)"))
     p.add_argument("--grid", default="1", help="N or X,Y,Z (default 1)")
     p.add_argument("--block", default="32", help="N or X,Y,Z (default 32)")
     p.add_argument("--arg", action="append", default=[],
@@ -86,5 +90,11 @@ def register(sub) -> None:
     p.add_argument("--shared-mem", type=int, default=0, help="dynamic shared memory bytes")
     p.add_argument("--arch", default=None, help="override the module's .target (e.g. sm_90a)")
     p.add_argument("--ub-policy", default="error", choices=("error", "hardware"))
+
+
+def register(sub) -> None:
+    p = sub.add_parser("run", help="run a PTX kernel (timed engine; --no-timing for the functional one)")
+    add_launch_arguments(p)
+    p.add_argument("--no-timing", action="store_true", help="functional engine only (faster; %%clock counts instructions)")
     p.add_argument("--out", default=None, help="save every array argument after the launch as DIR/arg<i>_<name>.npy")
     p.set_defaults(func=run)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 
-from warpsim.cmd_run import parse_arg, parse_dim
+from warpsim.cmd_run import add_launch_arguments, parse_arg, parse_dim
 
 
 def chrome_trace(tl, kernel: str = "") -> dict:
@@ -111,16 +111,9 @@ def run(args) -> int:
 
 
 def register(sub) -> None:
+
     p = sub.add_parser("timeline", help="run a kernel on the timed engine; write a Perfetto JSON and a PNG")
-    p.add_argument("file", help="PTX file")
-    p.add_argument("--kernel", required=True, help="kernel (.entry) name")
-    p.add_argument("--grid", default="1", help="N or X,Y,Z (default 1)")
-    p.add_argument("--block", default="32", help="N or X,Y,Z (default 32)")
-    p.add_argument("--arg", action="append", default=[],
-                   help="kernel argument in parameter order: FILE.npy, zeros:SHAPE:DTYPE or DTYPE:VALUE")
-    p.add_argument("--shared-mem", type=int, default=0, help="dynamic shared memory bytes")
-    p.add_argument("--arch", default=None, help="override the module's .target (e.g. sm_90a)")
-    p.add_argument("--ub-policy", default="error", choices=("error", "hardware"))
+    add_launch_arguments(p)
     p.add_argument("--json", default=None, help="Chrome/Perfetto trace-event JSON to write")
     p.add_argument("--png", default=None, help="PNG picture to write")
     p.set_defaults(func=run)
