@@ -12,7 +12,7 @@ import math
 import numpy as np
 from numba import njit
 
-from isa.numerics.dot import (OUT_F32, ZERO_POW, decode_out, fused_row, fused_terms, out_pow, pow2_of)
+from isa.numerics.dot import OUT_F32, ZERO_POW, _sum8, decode_out, finish_row, fused_terms, out_pow, pow2_of
 from isa.numerics.rounding import as_float64, f32_rn_add, uint32_as_f32
 
 PAT_2_4, PAT_1_2, PAT_4_8, PAT_DENSE = 0, 1, 2, 3
@@ -20,7 +20,7 @@ DEC_LUT, DEC_F16, DEC_BF16, DEC_F32, DEC_S32 = 0, 1, 2, 3, 4
 TF32_LOW = np.int64(0x1FFF)  # tf32: the low 13 bits of the register are ignored [HW]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", error_model="numpy")
 def _value(bits, dec, lut, low_mask):
     """Decode one element's bits (int64) to float64 — exactly, specials included."""
     if dec == DEC_F16:
@@ -39,7 +39,7 @@ def _value(bits, dec, lut, low_mask):
     return lut[bits]
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _dense_col(pattern, chunk, code, slot):
     if pattern == PAT_2_4:
         return 4 * chunk + ((code >> (2 * slot)) & 3)
@@ -50,7 +50,7 @@ def _dense_col(pattern, chunk, code, slot):
     return 2 * chunk + (1 if code == 0b1110 else 0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", error_model="numpy")
 def gather_a(a2, e, i, fa, sa, tm, dec, lut, low, mask, emin_pow, pattern, z, aval, apow, kcol, codes):
     """Stored A values and powers (M, K/2), the metadata code of every chunk and the dense column of
     every stored value. Returns True when a tf32 code other than 0100/1110 occurs."""
@@ -70,7 +70,7 @@ def gather_a(a2, e, i, fa, sa, tm, dec, lut, low, mask, emin_pow, pattern, z, av
     return mixed
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", error_model="numpy")
 def gather_mat(x2, i, f, sh, dec, lut, low, mask, emin_pow, out, pw):
     """A whole operand (B as K × N, or C as M × N) and its alignment powers from its flat tables."""
     r, c = out.shape
@@ -81,7 +81,7 @@ def gather_mat(x2, i, f, sh, dec, lut, low, mask, emin_pow, out, pw):
             pw[p, q] = pow2_of(v, emin_pow)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def mma_batch(a2, b2, c2, e, fa, sa, tm, fb, sb, fc, sc, fd, sd,
               decs, luts_a, luts_b, luts_c, lows, masks, emin_pows,
               pattern, z, kdense, is_int, satfinite, align_bits, group, out_kind, out_frac, fp8_hmma_pair,
@@ -102,11 +102,12 @@ def mma_batch(a2, b2, c2, e, fa, sa, tm, fb, sb, fc, sc, fd, sd,
     codes = np.empty((m_rows, nchunks), dtype=np.int64)
     bkn, bpk = np.empty((kdense, n_cols)), np.empty((kdense, n_cols))
     cval, cpw = np.empty((m_rows, n_cols)), np.empty((m_rows, n_cols))
-    emx, inv, s = np.empty(n_cols), np.empty(n_cols), np.empty(n_cols)
+    val, emx = np.empty(n_cols), np.empty(n_cols)
     row_bits, row2 = np.empty(n_cols, dtype=np.uint32), np.empty(n_cols, dtype=np.uint32)
-    acc, accp = np.empty(n_cols), np.empty(n_cols)
+    acc, accp = np.empty((1, n_cols)), np.empty((1, n_cols))
     terms, tpow = np.empty(kh), np.empty(kh)
     scale = 2.0 ** align_bits
+    plain = out_kind == OUT_F32 and out_frac == 23
     js_all = np.arange(kh)
     js_even, js_odd = np.empty(kh, dtype=np.int64), np.empty(kh, dtype=np.int64)
     n_even = n_odd = 0
@@ -118,8 +119,8 @@ def mma_batch(a2, b2, c2, e, fa, sa, tm, fb, sb, fc, sc, fd, sd,
             js_odd[n_odd] = j
             n_odd += 1
     js_grp = np.empty(kh, dtype=np.int64)
-    zeros = np.zeros(n_cols)
-    zpow = np.full(n_cols, ZERO_POW)
+    zeros = np.zeros((1, n_cols))
+    zpow = np.full((1, n_cols), ZERO_POW)
     for i in range(n_inst):
         mixed = gather_a(a2, e, i, fa, sa, tm, decs[0], luts_a, lows[0], masks[0], emin_pows[0], pattern, z,
                          aval, apow, kcol, codes)
@@ -128,10 +129,10 @@ def mma_batch(a2, b2, c2, e, fa, sa, tm, fb, sb, fc, sc, fd, sd,
         for m in range(m_rows):
             if is_int:
                 for n in range(n_cols):
-                    row_bits[n] = _int_element(aval[m], kcol[m], bkn, n, cval[m, n], satfinite)
+                    row_bits[n] = _int_element(aval, kcol, m, bkn, n, cval[m, n], satfinite)
             elif mixed:
-                _tf32_mixed_row(aval[m], apow[m], codes[m], b2, i, fb, sb, cval[m], cpw[m], scale, out_kind,
-                                out_frac, emin_pows[1], terms, tpow, row_bits)
+                _tf32_mixed_row(aval, apow, codes, m, b2, i, fb, sb, cval, cpw, scale, out_kind, out_frac,
+                                emin_pows[1], terms, tpow, row_bits)
             elif scale_blk > 0:
                 for n in range(n_cols):
                     for j in range(kh):
@@ -142,62 +143,70 @@ def mma_batch(a2, b2, c2, e, fa, sa, tm, fb, sb, fc, sc, fd, sd,
                     row_bits[n] = fused_terms(terms, tpow, kh, cval[m, n], cpw[m, n], scale, out_kind, out_frac)
             elif fp8_hmma_pair:
                 # HMMA 1: even chunks, C = +0 (RZ); HMMA 2: odd chunks, C = HMMA 1's f32; then FADD C + D2 (RN)
-                fused_row(aval[m], apow[m], kcol[m], js_even, n_even, bkn, bpk, zeros, zpow, scale, OUT_F32, 23,
-                          row2, emx, inv, s)
+                redo = _sum8(aval, apow, kcol, m * kh, js_even, n_even, bkn, bpk, zeros, zpow, 0, scale, val, emx,
+                             row2)
+                if redo:
+                    finish_row(aval, kcol, m, js_even, n_even, bkn, zeros, 0, OUT_F32, 23, row2, val, emx, redo)
                 for n in range(n_cols):
-                    acc[n] = decode_out(row2[n], OUT_F32)
-                    accp[n] = out_pow(row2[n], OUT_F32)
-                fused_row(aval[m], apow[m], kcol[m], js_odd, n_odd, bkn, bpk, acc, accp, scale, OUT_F32, 23,
-                          row2, emx, inv, s)
+                    acc[0, n] = decode_out(row2[n], OUT_F32)
+                    accp[0, n] = out_pow(row2[n], OUT_F32)
+                redo = _sum8(aval, apow, kcol, m * kh, js_odd, n_odd, bkn, bpk, acc, accp, 0, scale, val, emx, row2)
+                if redo:
+                    finish_row(aval, kcol, m, js_odd, n_odd, bkn, acc, 0, OUT_F32, 23, row2, val, emx, redo)
                 for n in range(n_cols):
                     row_bits[n] = f32_rn_add(cval[m, n], decode_out(row2[n], OUT_F32))
             elif group > 0:
                 for n in range(n_cols):
-                    acc[n], accp[n] = cval[m, n], cpw[m, n]
+                    acc[0, n], accp[0, n] = cval[m, n], cpw[m, n]
                 for lo in range(0, kdense, group):
                     cnt = 0
                     for j in range(kh):
                         if lo <= kcol[m, j] < lo + group:
                             js_grp[cnt] = j
                             cnt += 1
-                    fused_row(aval[m], apow[m], kcol[m], js_grp, cnt, bkn, bpk, acc, accp, scale, out_kind,
-                              out_frac if lo + group >= kdense else 23, row_bits, emx, inv, s)
+                    frac = out_frac if lo + group >= kdense else 23
+                    redo = _sum8(aval, apow, kcol, m * kh, js_grp, cnt, bkn, bpk, acc, accp, 0, scale, val, emx,
+                                 row_bits)
+                    if redo or out_kind != OUT_F32 or frac != 23:
+                        finish_row(aval, kcol, m, js_grp, cnt, bkn, acc, 0, out_kind, frac, row_bits, val, emx, redo)
                     for n in range(n_cols):
-                        acc[n] = decode_out(row_bits[n], out_kind)
-                        accp[n] = out_pow(row_bits[n], out_kind)
-            else:
-                fused_row(aval[m], apow[m], kcol[m], js_all, kh, bkn, bpk, cval[m], cpw[m], scale, out_kind,
-                          out_frac, row_bits, emx, inv, s)
+                        acc[0, n] = decode_out(row_bits[n], out_kind)
+                        accp[0, n] = out_pow(row_bits[n], out_kind)
+            else:  # the common case: the whole K fused (isa.numerics.dot.fused_row, inlined by hand)
+                redo = _sum8(aval, apow, kcol, m * kh, js_all, kh, bkn, bpk, cval, cpw, m * n_cols, scale, val, emx,
+                             row_bits)
+                if redo or not plain:
+                    finish_row(aval, kcol, m, js_all, kh, bkn, cval, m, out_kind, out_frac, row_bits, val, emx, redo)
             for n in range(n_cols):
                 d2[i, fd[m, n]] |= row_bits[n] << np.uint32(sd[m, n])
 
 
-@njit(cache=True)
-def _tf32_mixed_row(av, ap, codes, b2, i, fb, sb, crow, cpow, scale, out_kind, out_frac, emin_pow, terms, tpow,
+@njit(cache=True, inline="always", error_model="numpy")
+def _tf32_mixed_row(av, ap, codes, m, b2, i, fb, sb, cv, cp, scale, out_kind, out_frac, emin_pow, terms, tpow,
                     out):
     """tf32 with any 4-bit code, as the H100 executes it [HW, traces/h100/ub/tf32_*]: B is gathered in
     16-bit halves. For code q = (idx1 << 2) | idx0 of chunk c, the B value the stored element multiplies
     is hi16 = half (idx1 & 1) of B[2c + (idx1 >> 1)] and lo16 = half (idx0 & 1) of B[2c + (idx0 >> 1)],
     then tf32-truncated. 0100 and 1110 give B[2c] and B[2c + 1]."""
     for n in range(out.shape[0]):
-        for j in range(av.shape[0]):
-            q = codes[j]
+        for j in range(av.shape[1]):
+            q = codes[m, j]
             i0, i1 = q & 3, q >> 2
             w0 = np.int64(b2[i, fb[2 * j + (i0 >> 1), n]]) >> sb[2 * j + (i0 >> 1), n]
             w1 = np.int64(b2[i, fb[2 * j + (i1 >> 1), n]]) >> sb[2 * j + (i1 >> 1), n]
             lo = (w0 >> (16 * (i0 & 1))) & 0xFFFF
             hi = (w1 >> (16 * (i1 & 1))) & 0xFFFF
             bv = np.float64(uint32_as_f32(np.uint32(((hi << 16) | lo) & ~TF32_LOW)))
-            terms[j] = av[j] * bv
-            tpow[j] = ap[j] * pow2_of(bv, emin_pow)
-        out[n] = fused_terms(terms, tpow, av.shape[0], crow[n], cpow[n], scale, out_kind, out_frac)
+            terms[j] = av[m, j] * bv
+            tpow[j] = ap[m, j] * pow2_of(bv, emin_pow)
+        out[n] = fused_terms(terms, tpow, av.shape[1], cv[m, n], cp[m, n], scale, out_kind, out_frac)
 
 
-@njit(cache=True)
-def _int_element(av, kc, bkn, n, acc, satfinite):
+@njit(cache=True, inline="always", error_model="numpy")
+def _int_element(av, kc, m, bkn, n, acc, satfinite):
     s = np.int64(acc)
-    for j in range(av.shape[0]):
-        s += np.int64(av[j]) * np.int64(bkn[kc[j], n])
+    for j in range(av.shape[1]):
+        s += np.int64(av[m, j]) * np.int64(bkn[kc[m, j], n])
     if satfinite:
         s = min(max(s, -2147483648), 2147483647)
     return np.uint32(s & 0xFFFFFFFF)

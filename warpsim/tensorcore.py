@@ -111,6 +111,8 @@ def _emin_pow(fmt: str) -> float:
 
 @lru_cache(maxsize=None)
 def plan(form: MmaSpForm, variant: str, selector: int, arch: str) -> Plan:
+    if form.shape.n != 8:  # the row kernel (isa.numerics.dot.fused_row) is 8 columns wide, as every PTX shape
+        raise FormError(f"{form.key}: N = {form.shape.n}; the tensor-core kernels take N = 8")
     if form.sparse:
         ml = layouts.meta_layout(form, selector)
         tm = np.stack([ml.lane_of, 4 * ml.nibble_of]).astype(np.int64)

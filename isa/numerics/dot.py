@@ -16,7 +16,10 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+from llvmlite import ir
+from numba import njit, types
+from numba.core import cgutils
+from numba.extending import intrinsic
 
 from isa.numerics.rounding import (ABS_MASK, EXP_MASK, F16_INF, F16_NAN, F32_INF, F32_NAN, as_float64, as_int64,
                                    f16_rne, f32_rz_bits, f32_truncate_fraction, ieee_value)
@@ -25,7 +28,7 @@ OUT_F32, OUT_F16 = 0, 1
 ZERO_POW = 2.0 ** -126  # alignment exponent of a zero operand (MMA-Sim; the H100 traces cannot tell)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", error_model="numpy")
 def pow2_of(v, emin_pow):
     """2^e of an operand for the alignment: e = its exponent field (subnormals at ``emin_pow`` = 2^emin),
     zero → 2^-126, Inf/NaN → +Inf."""
@@ -35,7 +38,7 @@ def pow2_of(v, emin_pow):
     return max(as_float64(b & EXP_MASK), emin_pow)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def finish(s, out_kind, out_frac):
     """An exact finite value → output bits (uint32; f16 in the low half)."""
     if out_kind == OUT_F32:
@@ -46,7 +49,7 @@ def finish(s, out_kind, out_frac):
     return np.uint32(f16_rne(s))
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def special(naive, out_kind):
     """Bits for a non-finite plain sum: canonical NaN, or ±Inf."""
     if math.isnan(naive):
@@ -56,7 +59,7 @@ def special(naive, out_kind):
     return np.uint32(F16_INF) | (np.uint32(0x8000) if naive < 0 else np.uint32(0))
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def zero_result(all_zero_sum, all_zero, out_kind):
     """The bits of an exactly-zero result: IEEE signed-zero sum when every term is zero, else +0."""
     if not all_zero:
@@ -67,7 +70,7 @@ def zero_result(all_zero_sum, all_zero, out_kind):
     return np.uint32(0x8000) if neg else np.uint32(0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", error_model="numpy")
 def fused_terms(terms, tpow, nt, c, cpow, scale, out_kind, out_frac):
     """One element: ``c + Σ terms[:nt]`` (exact products, alignment powers ``tpow``) → output bits.
 
@@ -92,54 +95,169 @@ def fused_terms(terms, tpow, nt, c, cpow, scale, out_kind, out_frac):
     return finish(s / inv, out_kind, out_frac)
 
 
-@njit(cache=True)
-def fused_row(av, ap, kc, js, nj, bkn, bpk, crow, cpow, scale, out_kind, out_frac, out, emx, inv, s):
-    """One row of D for every column: ``out[n] = C[n] + Σ_{j ∈ js[:nj]} a_j · B[kc_j, n]`` (bits).
+_F64 = ir.DoubleType()
+_V8 = ir.VectorType(_F64, 8)
+_I64 = ir.IntType(64)
 
-    ``av``/``ap``: the row's stored A values and their powers; ``kc``: dense column of each; ``bkn``/``bpk``:
-    B as (K, N) values and powers; ``crow``/``cpow``: C. The hot loops run over contiguous columns and
-    vectorise. A column whose largest power is +Inf met a non-finite operand and is redone exactly."""
+
+@intrinsic
+def _sum8(typingctx, av, ap, kc, aoff, js, nj, bkn, bpk, cv, cp, coff, scale, val, emx, out):
+    """The fused sum of one D row over exactly 8 columns, in 8-wide vector IR (numba's loop vectoriser
+    leaves 8-trip loops scalar). Same arithmetic as :func:`_sum_generic`:
+    ``emx = max(cpow, max_j ap_j · bpk[kc_j])``, ``inv = scale / emx``,
+    ``val = (trunc(crow · inv) + Σ_j trunc((av_j · bkn[kc_j]) · inv)) / inv``, and ``out`` = the f32 bits
+    of ``val`` by :func:`isa.numerics.rounding.f32_rz_bits` (meaningless where ``emx`` is +Inf). Returns
+    the bit mask of the columns to redo exactly (``emx`` = +Inf: a non-finite operand; ``val`` zero or NaN). No
+    fast-math flags: every operation is the IEEE one, in this order. The A row is ``av/ap/kc`` (C-contiguous)
+    from flat element ``aoff`` on, the C row ``cv/cp`` from ``coff`` on; ``bkn``/``bpk`` are C-contiguous
+    (K, 8)."""
+    sig = types.int64(av, ap, kc, aoff, js, nj, bkn, bpk, cv, cp, coff, scale, val, emx, out)
+
+    def codegen(context, builder, signature, args):
+        tys = signature.args
+
+        def data(i):
+            return context.make_array(tys[i])(context, builder, value=args[i]).data
+
+        aoff, coff = args[3], args[10]
+        pav, pap, pkc = (builder.gep(data(i), [aoff]) for i in (0, 1, 2))
+        pc, pcp = (builder.gep(data(i), [coff]) for i in (8, 9))
+        pjs, pb, pbp, pval, pemx, pout = (data(i) for i in (4, 6, 7, 12, 13, 14))
+        count, scale_ = args[5], args[11]
+        v8p = _V8.as_pointer()
+        eight = ir.Constant(_I64, 8)
+
+        def vload(ptr, off=None):
+            return builder.load(builder.bitcast(ptr if off is None else builder.gep(ptr, [off]), v8p), align=8)
+
+        def splat(x):
+            v = builder.insert_element(ir.Constant(_V8, ir.Undefined), x, ir.Constant(ir.IntType(32), 0))
+            return builder.shuffle_vector(v, ir.Constant(_V8, ir.Undefined),
+                                          ir.Constant(ir.VectorType(ir.IntType(32), 8), [0] * 8))
+
+        trunc = cgutils.get_or_insert_function(builder.module, ir.FunctionType(_V8, [_V8]), "llvm.trunc.v8f64")
+        e_ptr = cgutils.alloca_once_value(builder, vload(pcp))
+        with cgutils.for_range(builder, count) as loop:
+            j = builder.load(builder.gep(pjs, [loop.index]))
+            x = builder.fmul(splat(builder.load(builder.gep(pap, [j]))),
+                             vload(pbp, builder.mul(builder.load(builder.gep(pkc, [j])), eight)))
+            e = builder.load(e_ptr)
+            builder.store(builder.select(builder.fcmp_ordered(">", x, e), x, e), e_ptr)
+        e = builder.load(e_ptr)
+        inv = builder.fdiv(splat(scale_), e)
+        s_ptr = cgutils.alloca_once_value(builder, builder.call(trunc, [builder.fmul(vload(pc), inv)]))
+        with cgutils.for_range(builder, count) as loop:
+            j = builder.load(builder.gep(pjs, [loop.index]))
+            b = vload(pb, builder.mul(builder.load(builder.gep(pkc, [j])), eight))
+            t = builder.call(trunc, [builder.fmul(builder.fmul(splat(builder.load(builder.gep(pav, [j]))), b), inv)])
+            builder.store(builder.fadd(builder.load(s_ptr), t), s_ptr)
+        v = builder.fdiv(builder.load(s_ptr), inv)
+        builder.store(v, builder.bitcast(pval, v8p), align=8)
+        builder.store(e, builder.bitcast(pemx, v8p), align=8)
+        # f32 bits, fraction cut toward zero, exponent > 127 → Inf, subnormals kept (f32_rz_bits, vectorised)
+        vi = ir.VectorType(_I64, 8)
+
+        def c(x):
+            return ir.Constant(vi, [x] * 8)
+
+        b = builder.bitcast(v, vi)
+        sign = builder.shl(builder.lshr(b, c(63)), c(31))
+        eb = builder.and_(builder.lshr(b, c(52)), c(0x7FF))
+        mant = builder.and_(b, c(0xFFFFFFFFFFFFF))
+        normal = builder.or_(builder.shl(builder.sub(eb, c(896)), c(23)), builder.lshr(mant, c(29)))
+        shift = builder.sub(c(926), eb)  # ≥ 30 where used; ≥ 53 (zero included) shifts everything out
+        shift = builder.select(builder.icmp_signed(">", shift, c(63)), c(63), shift)
+        sub = builder.lshr(builder.or_(mant, c(1 << 52)), shift)
+        r = builder.select(builder.icmp_signed(">=", eb, c(897)), normal, sub)
+        r = builder.select(builder.icmp_signed(">", eb, c(1150)), c(0x7F800000), r)
+        r = builder.trunc(builder.or_(r, sign), ir.VectorType(ir.IntType(32), 8))
+        builder.store(r, builder.bitcast(pout, ir.VectorType(ir.IntType(32), 8).as_pointer()), align=4)
+        # the columns that need the exact scalar redo: a non-finite operand (emx = +Inf) or a zero sum
+        inf = ir.Constant(_V8, [float("inf")] * 8)
+        redo = builder.or_(builder.fcmp_ordered("==", e, inf), builder.fcmp_unordered("==", v, ir.Constant(_V8, [0.0] * 8)))
+        return builder.zext(builder.bitcast(redo, ir.IntType(8)), _I64)
+
+    return sig, codegen
+
+
+@njit(cache=True, error_model="numpy")
+def sum_generic(av, ap, kc, aoff, js, nj, bkn, bpk, cv, cp, coff, scale, val, emx, out):
+    """:func:`_sum8` for any number of columns, in plain loops (the reference the vector code must equal)."""
     ncol = bkn.shape[1]
+    avf, apf, kcf, cvf, cpf = av.ravel(), ap.ravel(), kc.ravel(), cv.ravel(), cp.ravel()
+    redo = 0
     for n in range(ncol):
-        emx[n] = cpow[n]
-    for t in range(nj):
-        j = js[t]
-        pa, k = ap[j], kc[j]
-        for n in range(ncol):
-            emx[n] = max(emx[n], pa * bpk[k, n])
-    for n in range(ncol):
-        inv[n] = scale / emx[n]
-    for n in range(ncol):
-        s[n] = np.trunc(crow[n] * inv[n])
-    for t in range(nj):
-        j = js[t]
-        a, k = av[j], kc[j]
-        for n in range(ncol):
-            s[n] += np.trunc(a * bkn[k, n] * inv[n])
-    for n in range(ncol):
-        if emx[n] == math.inf or s[n] == 0.0:
-            naive, allz = crow[n], crow[n] == 0.0
+        e = cpf[coff + n]
+        for t in range(nj):
+            x = apf[aoff + js[t]] * bpk[kcf[aoff + js[t]], n]
+            e = x if x > e else e
+        inv = scale / e
+        acc = np.trunc(cvf[coff + n] * inv)
+        for t in range(nj):
+            acc += np.trunc(avf[aoff + js[t]] * bkn[kcf[aoff + js[t]], n] * inv)
+        val[n] = acc / inv
+        emx[n] = e
+        if e == math.inf or not val[n] != 0.0:
+            redo |= 1 << n
+            out[n] = 0
+        else:
+            out[n] = f32_rz_bits(as_int64(val[n]))
+    return redo
+
+
+@njit(cache=True, error_model="numpy")
+def fused_row(av, ap, kc, m, js, nj, bkn, bpk, cv, cp, cm, scale, out_kind, out_frac, out, val, emx):
+    """Row ``m`` of D for every column: ``out[n] = C[n] + Σ_{j ∈ js[:nj]} a_j · B[kc_j, n]`` (bits).
+
+    ``av``/``ap``: stored A values and their powers (M, K/2); ``kc``: dense column of each; ``bkn``/``bpk``:
+    B as (K, 8) values and powers; ``cv``/``cp``: C values and powers, row ``cm``. A column whose largest
+    power is +Inf met a non-finite operand, and an exactly-zero column needs the signed-zero rule: both are
+    redone exactly by :func:`finish_row`.
+
+    The batch kernel inlines these two steps itself (``_sum8`` then, when needed, ``finish_row``): a numba
+    function taking arrays costs reference counting per call (≈ 0.15 µs), inlined ones too when they
+    contain such a call."""
+    redo = _sum8(av, ap, kc, m * av.shape[1], js, nj, bkn, bpk, cv, cp, cm * cv.shape[1], scale, val, emx, out)
+    if redo != 0 or out_kind != OUT_F32 or out_frac != 23:
+        finish_row(av, kc, m, js, nj, bkn, cv, cm, out_kind, out_frac, out, val, emx, redo)
+
+
+@njit(cache=True, error_model="numpy")
+def fused_row_any(av, ap, kc, m, js, nj, bkn, bpk, cv, cp, cm, scale, out_kind, out_frac, out, val, emx):
+    """:func:`fused_row` for any number of columns, in scalar loops: the reference of the vector code.
+    (Every PTX ``mma``/``mma.sp`` shape has N = 8, so the kernels use the vector code.)"""
+    redo = sum_generic(av, ap, kc, m * av.shape[1], js, nj, bkn, bpk, cv, cp, cm * cv.shape[1], scale, val, emx,
+                       out)
+    if redo != 0 or out_kind != OUT_F32 or out_frac != 23:
+        finish_row(av, kc, m, js, nj, bkn, cv, cm, out_kind, out_frac, out, val, emx, redo)
+
+
+@njit(cache=True, error_model="numpy")
+def finish_row(av, kc, m, js, nj, bkn, cv, cm, out_kind, out_frac, out, val, emx, redo):
+    """The columns of a row the vector pass cannot finish: specials and zeros exactly, other formats."""
+    for n in range(out.shape[0]):
+        if (redo >> n) & 1:
+            naive, allz = cv[cm, n], cv[cm, n] == 0.0
             for t in range(nj):
-                p = av[js[t]] * bkn[kc[js[t]], n]
+                p = av[m, js[t]] * bkn[kc[m, js[t]], n]
                 naive += p
                 allz = allz and p == 0.0
             if not math.isfinite(naive):
                 out[n] = special(naive, out_kind)
-                continue
-            if s[n] == 0.0:
+            else:
                 out[n] = zero_result(naive, allz, out_kind)
-                continue
-        out[n] = finish(s[n] / inv[n], out_kind, out_frac)
+        elif out_kind != OUT_F32 or out_frac != 23:
+            out[n] = finish(val[n], out_kind, out_frac)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def decode_out(bits, out_kind):
     if out_kind == OUT_F32:
         return ieee_value(np.int64(bits), 8, 23)
     return ieee_value(np.int64(bits), 5, 10)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def f32_pow(bits):
     """Alignment power of an f32 result pattern used as the next accumulator."""
     e = (np.int64(bits) >> 23) & 0xFF
@@ -150,7 +268,7 @@ def f32_pow(bits):
     return as_float64(np.int64(max(e, 1) - 127 + 1023) << 52)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def out_pow(bits, out_kind):
     if out_kind == OUT_F32:
         return f32_pow(bits)

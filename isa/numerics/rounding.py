@@ -44,7 +44,7 @@ f32_as_uint32 = _bitcast(types.float32, types.uint32)
 uint32_as_f32 = _bitcast(types.uint32, types.float32)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", error_model="numpy")
 def f32_rz_bits(b):
     """The bits ``b`` (int64) of a finite float64 → f32 bits: fraction cut toward zero, subnormals kept,
     a result with exponent > 127 → ±Inf (H100), zero keeps its sign."""
@@ -61,13 +61,13 @@ def f32_rz_bits(b):
     return sign | np.uint32((mant | (1 << 52)) >> shift)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def f32_rz(x):
     """Finite float64 → f32 bits, H100 rule: toward zero, exponent overflow → ±Inf."""
     return f32_rz_bits(as_int64(x))
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def f32_truncate_fraction(bits, fraction_bits):
     """Drop the low fraction bits of an f32 pattern (literature fp8 results keep 13: "e8m13")."""
     drop = 23 - fraction_bits
@@ -76,7 +76,7 @@ def f32_truncate_fraction(bits, fraction_bits):
     return bits & ~np.uint32((1 << drop) - 1)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def f16_rne(x):
     """Finite float64 → f16 bits, round to nearest even (overflow → ±Inf)."""
     sign = np.uint16(0x8000) if (x < 0 or (x == 0 and math.copysign(1.0, x) < 0)) else np.uint16(0)
@@ -97,7 +97,7 @@ def f16_rne(x):
     return sign | np.uint16(r)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def f32_rn_add(x, y):
     """IEEE f32 addition, round to nearest even, subnormals kept (the SASS ``FADD``); canonical NaN.
     ``x`` and ``y`` are f32 values held in float64. Returns f32 bits."""
@@ -107,7 +107,7 @@ def f32_rn_add(x, y):
     return f32_as_uint32(r)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def ieee_value(bits, ebits, mbits):
     """An IEEE-style pattern (sign, ebits, mbits; all-ones exponent = Inf/NaN) → float64."""
     bias = (1 << (ebits - 1)) - 1
