@@ -107,7 +107,6 @@ def mma_batch(a2, b2, c2, e, fa, sa, tm, fb, sb, fc, sc, fd, sd,
     acc, accp = np.empty((1, n_cols)), np.empty((1, n_cols))
     terms, tpow = np.empty(kh), np.empty(kh)
     scale = 2.0 ** align_bits
-    plain = out_kind == OUT_F32 and out_frac == 23
     js_all = np.arange(kh)
     js_even, js_odd = np.empty(kh, dtype=np.int64), np.empty(kh, dtype=np.int64)
     n_even = n_odd = 0
@@ -143,16 +142,12 @@ def mma_batch(a2, b2, c2, e, fa, sa, tm, fb, sb, fc, sc, fd, sd,
                     row_bits[n] = fused_terms(terms, tpow, kh, cval[m, n], cpw[m, n], scale, out_kind, out_frac)
             elif fp8_hmma_pair:
                 # HMMA 1: even chunks, C = +0 (RZ); HMMA 2: odd chunks, C = HMMA 1's f32; then FADD C + D2 (RN)
-                redo = _sum8(aval, apow, kcol, m * kh, js_even, n_even, bkn, bpk, zeros, zpow, 0, scale, val, emx,
-                             row2)
-                if redo:
-                    finish_row(aval, kcol, m, js_even, n_even, bkn, zeros, 0, OUT_F32, 23, row2, val, emx, redo)
+                _sum8(aval, apow, kcol, m * kh, js_even, n_even, bkn, bpk, zeros, zpow, 0, scale, OUT_F32, val, emx,
+                      row2)
                 for n in range(n_cols):
                     acc[0, n] = decode_out(row2[n], OUT_F32)
                     accp[0, n] = out_pow(row2[n], OUT_F32)
-                redo = _sum8(aval, apow, kcol, m * kh, js_odd, n_odd, bkn, bpk, acc, accp, 0, scale, val, emx, row2)
-                if redo:
-                    finish_row(aval, kcol, m, js_odd, n_odd, bkn, acc, 0, OUT_F32, 23, row2, val, emx, redo)
+                _sum8(aval, apow, kcol, m * kh, js_odd, n_odd, bkn, bpk, acc, accp, 0, scale, OUT_F32, val, emx, row2)
                 for n in range(n_cols):
                     row_bits[n] = f32_rn_add(cval[m, n], decode_out(row2[n], OUT_F32))
             elif group > 0:
@@ -165,17 +160,17 @@ def mma_batch(a2, b2, c2, e, fa, sa, tm, fb, sb, fc, sc, fd, sd,
                             js_grp[cnt] = j
                             cnt += 1
                     frac = out_frac if lo + group >= kdense else 23
-                    redo = _sum8(aval, apow, kcol, m * kh, js_grp, cnt, bkn, bpk, acc, accp, 0, scale, val, emx,
-                                 row_bits)
-                    if redo or out_kind != OUT_F32 or frac != 23:
+                    redo = _sum8(aval, apow, kcol, m * kh, js_grp, cnt, bkn, bpk, acc, accp, 0, scale, out_kind, val,
+                                 emx, row_bits)
+                    if frac != 23:
                         finish_row(aval, kcol, m, js_grp, cnt, bkn, acc, 0, out_kind, frac, row_bits, val, emx, redo)
                     for n in range(n_cols):
                         acc[0, n] = decode_out(row_bits[n], out_kind)
                         accp[0, n] = out_pow(row_bits[n], out_kind)
             else:  # the common case: the whole K fused (isa.numerics.dot.fused_row, inlined by hand)
-                redo = _sum8(aval, apow, kcol, m * kh, js_all, kh, bkn, bpk, cval, cpw, m * n_cols, scale, val, emx,
-                             row_bits)
-                if redo or not plain:
+                redo = _sum8(aval, apow, kcol, m * kh, js_all, kh, bkn, bpk, cval, cpw, m * n_cols, scale, out_kind,
+                             val, emx, row_bits)
+                if out_frac != 23:  # the literature e8m13 results only
                     finish_row(aval, kcol, m, js_all, kh, bkn, cval, m, out_kind, out_frac, row_bits, val, emx, redo)
             for n in range(n_cols):
                 d2[i, fd[m, n]] |= row_bits[n] << np.uint32(sd[m, n])

@@ -101,17 +101,21 @@ _I64 = ir.IntType(64)
 
 
 @intrinsic
-def _sum8(typingctx, av, ap, kc, aoff, js, nj, bkn, bpk, cv, cp, coff, scale, val, emx, out):
-    """The fused sum of one D row over exactly 8 columns, in 8-wide vector IR (numba's loop vectoriser
-    leaves 8-trip loops scalar). Same arithmetic as :func:`_sum_generic`:
-    ``emx = max(cpow, max_j ap_j · bpk[kc_j])``, ``inv = scale / emx``,
-    ``val = (trunc(crow · inv) + Σ_j trunc((av_j · bkn[kc_j]) · inv)) / inv``, and ``out`` = the f32 bits
-    of ``val`` by :func:`isa.numerics.rounding.f32_rz_bits` (meaningless where ``emx`` is +Inf). Returns
-    the bit mask of the columns to redo exactly (``emx`` = +Inf: a non-finite operand; ``val`` zero or NaN). No
-    fast-math flags: every operation is the IEEE one, in this order. The A row is ``av/ap/kc`` (C-contiguous)
-    from flat element ``aoff`` on, the C row ``cv/cp`` from ``coff`` on; ``bkn``/``bpk`` are C-contiguous
-    (K, 8)."""
-    sig = types.int64(av, ap, kc, aoff, js, nj, bkn, bpk, cv, cp, coff, scale, val, emx, out)
+def _sum8(typingctx, av, ap, kc, aoff, js, nj, bkn, bpk, cv, cp, coff, scale, out_kind, val, emx, out):
+    """One D row over exactly 8 columns, in 8-wide vector IR (numba's loop vectoriser leaves 8-trip loops
+    scalar). The same arithmetic as :func:`sum_generic` + :func:`finish_row`, column by column:
+
+    * ``emx = max(cpow, max_j ap_j · bpk[kc_j])``, ``inv = scale / emx``;
+    * ``s = trunc(crow · inv) + Σ_j trunc((av_j · bkn[kc_j]) · inv)`` (exact), ``val = s / inv``;
+    * ``naive = crow + Σ_j av_j · bkn[kc_j]`` (plain float64) and whether any term is non-zero;
+    * ``out``: ``emx`` = +Inf (a non-finite operand) → canonical NaN if ``naive`` is NaN, else ±Inf;
+      ``s`` = 0 → the signed-zero rule; else ``val`` rounded — f32: :func:`f32_rz_bits`; f16 (``out_kind``
+      1): :func:`isa.numerics.rounding.f16_rne`.
+
+    No fast-math flags: every operation is the IEEE one, in this order. The A row is ``av/ap/kc``
+    (C-contiguous) from flat element ``aoff`` on, the C row ``cv/cp`` from ``coff`` on; ``bkn``/``bpk`` are
+    C-contiguous (K, 8). Returns the bit mask of the special or zero columns."""
+    sig = types.int64(av, ap, kc, aoff, js, nj, bkn, bpk, cv, cp, coff, scale, out_kind, val, emx, out)
 
     def codegen(context, builder, signature, args):
         tys = signature.args
@@ -122,60 +126,99 @@ def _sum8(typingctx, av, ap, kc, aoff, js, nj, bkn, bpk, cv, cp, coff, scale, va
         aoff, coff = args[3], args[10]
         pav, pap, pkc = (builder.gep(data(i), [aoff]) for i in (0, 1, 2))
         pc, pcp = (builder.gep(data(i), [coff]) for i in (8, 9))
-        pjs, pb, pbp, pval, pemx, pout = (data(i) for i in (4, 6, 7, 12, 13, 14))
-        count, scale_ = args[5], args[11]
+        pjs, pb, pbp, pval, pemx, pout = (data(i) for i in (4, 6, 7, 13, 14, 15))
+        count, scale_, kind = args[5], args[11], args[12]
         v8p = _V8.as_pointer()
+        vi = ir.VectorType(_I64, 8)
         eight = ir.Constant(_I64, 8)
+
+        def c(x):
+            return ir.Constant(vi, [x] * 8)
+
+        def fc(x):
+            return ir.Constant(_V8, [x] * 8)
 
         def vload(ptr, off=None):
             return builder.load(builder.bitcast(ptr if off is None else builder.gep(ptr, [off]), v8p), align=8)
 
-        def splat(x):
-            v = builder.insert_element(ir.Constant(_V8, ir.Undefined), x, ir.Constant(ir.IntType(32), 0))
-            return builder.shuffle_vector(v, ir.Constant(_V8, ir.Undefined),
+        def splat(x, ty=_V8):
+            v = builder.insert_element(ir.Constant(ty, ir.Undefined), x, ir.Constant(ir.IntType(32), 0))
+            return builder.shuffle_vector(v, ir.Constant(ty, ir.Undefined),
                                           ir.Constant(ir.VectorType(ir.IntType(32), 8), [0] * 8))
 
-        trunc = cgutils.get_or_insert_function(builder.module, ir.FunctionType(_V8, [_V8]), "llvm.trunc.v8f64")
+        def sel(cond, a, b):
+            return builder.select(cond, a, b)
+
+        def unary(name):
+            return cgutils.get_or_insert_function(builder.module, ir.FunctionType(_V8, [_V8]), name)
+
+        trunc, roundeven = unary("llvm.trunc.v8f64"), unary("llvm.roundeven.v8f64")
+        # pass 1: the largest alignment power of every column
         e_ptr = cgutils.alloca_once_value(builder, vload(pcp))
         with cgutils.for_range(builder, count) as loop:
             j = builder.load(builder.gep(pjs, [loop.index]))
             x = builder.fmul(splat(builder.load(builder.gep(pap, [j]))),
                              vload(pbp, builder.mul(builder.load(builder.gep(pkc, [j])), eight)))
             e = builder.load(e_ptr)
-            builder.store(builder.select(builder.fcmp_ordered(">", x, e), x, e), e_ptr)
+            builder.store(sel(builder.fcmp_ordered(">", x, e), x, e), e_ptr)
         e = builder.load(e_ptr)
         inv = builder.fdiv(splat(scale_), e)
-        s_ptr = cgutils.alloca_once_value(builder, builder.call(trunc, [builder.fmul(vload(pc), inv)]))
+        # pass 2: the cut terms, the plain sum and whether any term is non-zero
+        crow = vload(pc)
+        s_ptr = cgutils.alloca_once_value(builder, builder.call(trunc, [builder.fmul(crow, inv)]))
+        n_ptr = cgutils.alloca_once_value(builder, crow)
+        z_ptr = cgutils.alloca_once_value(builder, builder.fcmp_unordered("!=", crow, fc(0.0)))
         with cgutils.for_range(builder, count) as loop:
             j = builder.load(builder.gep(pjs, [loop.index]))
             b = vload(pb, builder.mul(builder.load(builder.gep(pkc, [j])), eight))
-            t = builder.call(trunc, [builder.fmul(builder.fmul(splat(builder.load(builder.gep(pav, [j]))), b), inv)])
-            builder.store(builder.fadd(builder.load(s_ptr), t), s_ptr)
-        v = builder.fdiv(builder.load(s_ptr), inv)
+            p = builder.fmul(splat(builder.load(builder.gep(pav, [j]))), b)
+            builder.store(builder.fadd(builder.load(s_ptr), builder.call(trunc, [builder.fmul(p, inv)])), s_ptr)
+            builder.store(builder.fadd(builder.load(n_ptr), p), n_ptr)
+            builder.store(builder.or_(builder.load(z_ptr), builder.fcmp_unordered("!=", p, fc(0.0))), z_ptr)
+        s = builder.load(s_ptr)
+        v = builder.fdiv(s, inv)
         builder.store(v, builder.bitcast(pval, v8p), align=8)
         builder.store(e, builder.bitcast(pemx, v8p), align=8)
-        # f32 bits, fraction cut toward zero, exponent > 127 → Inf, subnormals kept (f32_rz_bits, vectorised)
-        vi = ir.VectorType(_I64, 8)
-
-        def c(x):
-            return ir.Constant(vi, [x] * 8)
-
         b = builder.bitcast(v, vi)
-        sign = builder.shl(builder.lshr(b, c(63)), c(31))
+        sign = builder.lshr(b, c(63))
         eb = builder.and_(builder.lshr(b, c(52)), c(0x7FF))
         mant = builder.and_(b, c(0xFFFFFFFFFFFFF))
-        normal = builder.or_(builder.shl(builder.sub(eb, c(896)), c(23)), builder.lshr(mant, c(29)))
+        # f32: fraction cut toward zero, exponent > 127 → Inf, subnormals kept (f32_rz_bits)
+        r32 = builder.or_(builder.shl(builder.sub(eb, c(896)), c(23)), builder.lshr(mant, c(29)))
         shift = builder.sub(c(926), eb)  # ≥ 30 where used; ≥ 53 (zero included) shifts everything out
-        shift = builder.select(builder.icmp_signed(">", shift, c(63)), c(63), shift)
-        sub = builder.lshr(builder.or_(mant, c(1 << 52)), shift)
-        r = builder.select(builder.icmp_signed(">=", eb, c(897)), normal, sub)
-        r = builder.select(builder.icmp_signed(">", eb, c(1150)), c(0x7F800000), r)
-        r = builder.trunc(builder.or_(r, sign), ir.VectorType(ir.IntType(32), 8))
-        builder.store(r, builder.bitcast(pout, ir.VectorType(ir.IntType(32), 8).as_pointer()), align=4)
-        # the columns that need the exact scalar redo: a non-finite operand (emx = +Inf) or a zero sum
-        inf = ir.Constant(_V8, [float("inf")] * 8)
-        redo = builder.or_(builder.fcmp_ordered("==", e, inf), builder.fcmp_unordered("==", v, ir.Constant(_V8, [0.0] * 8)))
-        return builder.zext(builder.bitcast(redo, ir.IntType(8)), _I64)
+        shift = sel(builder.icmp_signed(">", shift, c(63)), c(63), shift)
+        r32 = sel(builder.icmp_signed(">=", eb, c(897)), r32, builder.lshr(builder.or_(mant, c(1 << 52)), shift))
+        r32 = sel(builder.icmp_signed(">", eb, c(1150)), c(0x7F800000), r32)
+        r32 = builder.or_(r32, builder.shl(sign, c(31)))
+        # f16: nearest even. With E = clamp(exponent, -14, 15) and r = roundeven(|v|·2^(10-E)) the bits are
+        # ((E + 14) << 10) + r — subnormals, the carry into the next binade and overflow (≥ 0x7C00 → Inf) alike
+        ee0 = builder.sub(eb, c(1023))
+        ee = sel(builder.icmp_signed("<", ee0, c(-14)), c(-14), ee0)
+        ee = sel(builder.icmp_signed(">", ee, c(15)), c(15), ee)
+        scale16 = builder.bitcast(builder.shl(builder.sub(c(1033), ee), c(52)), _V8)
+        absv = builder.bitcast(builder.and_(b, c(0x7FFFFFFFFFFFFFFF)), _V8)
+        r = builder.fptosi(builder.call(roundeven, [builder.fmul(absv, scale16)]), vi)
+        r16 = builder.add(builder.shl(builder.add(ee, c(14)), c(10)), r)
+        over = builder.or_(builder.icmp_signed(">", ee0, c(15)), builder.icmp_signed(">=", r16, c(0x7C00)))
+        r16 = sel(over, c(0x7C00), r16)
+        r16 = builder.or_(r16, builder.shl(sign, c(15)))
+        f16 = builder.icmp_signed("==", splat(kind, vi), c(1))
+        res = sel(f16, r16, r32)
+        # specials: canonical NaN, or ±Inf by the sign of the plain sum
+        naive = builder.load(n_ptr)
+        nsign = builder.lshr(builder.bitcast(naive, vi), c(63))
+        inf_bits = sel(f16, builder.or_(c(0x7C00), builder.shl(nsign, c(15))),
+                       builder.or_(c(0x7F800000), builder.shl(nsign, c(31))))
+        spec_bits = sel(builder.fcmp_unordered("uno", naive, naive), sel(f16, c(0x7FFF), c(0x7FFFFFFF)), inf_bits)
+        special = builder.fcmp_ordered("==", e, fc(float("inf")))
+        # an exactly-zero sum: the IEEE signed-zero sum when every term is zero, else +0
+        zero = builder.fcmp_ordered("==", s, fc(0.0))
+        allz = builder.not_(builder.load(z_ptr))
+        zero_bits = sel(allz, builder.shl(nsign, sel(f16, c(15), c(31))), c(0))
+        res = sel(special, spec_bits, sel(zero, zero_bits, res))
+        res = builder.trunc(res, ir.VectorType(ir.IntType(32), 8))
+        builder.store(res, builder.bitcast(pout, ir.VectorType(ir.IntType(32), 8).as_pointer()), align=4)
+        return builder.zext(builder.bitcast(builder.or_(special, zero), ir.IntType(8)), _I64)
 
     return sig, codegen
 
@@ -212,13 +255,13 @@ def fused_row(av, ap, kc, m, js, nj, bkn, bpk, cv, cp, cm, scale, out_kind, out_
     ``av``/``ap``: stored A values and their powers (M, K/2); ``kc``: dense column of each; ``bkn``/``bpk``:
     B as (K, 8) values and powers; ``cv``/``cp``: C values and powers, row ``cm``. A column whose largest
     power is +Inf met a non-finite operand, and an exactly-zero column needs the signed-zero rule: both are
-    redone exactly by :func:`finish_row`.
+    resolved in the vector code too; :func:`finish_row` only serves the literature e8m13 results.
 
-    The batch kernel inlines these two steps itself (``_sum8`` then, when needed, ``finish_row``): a numba
-    function taking arrays costs reference counting per call (≈ 0.15 µs), inlined ones too when they
-    contain such a call."""
-    redo = _sum8(av, ap, kc, m * av.shape[1], js, nj, bkn, bpk, cv, cp, cm * cv.shape[1], scale, val, emx, out)
-    if redo != 0 or out_kind != OUT_F32 or out_frac != 23:
+    The batch kernel inlines these steps itself: a numba function taking arrays costs reference counting
+    per call (≈ 0.15 µs), inlined ones too when they contain such a call."""
+    redo = _sum8(av, ap, kc, m * av.shape[1], js, nj, bkn, bpk, cv, cp, cm * cv.shape[1], scale, out_kind, val,
+                 emx, out)
+    if out_frac != 23:
         finish_row(av, kc, m, js, nj, bkn, cv, cm, out_kind, out_frac, out, val, emx, redo)
 
 
