@@ -13,7 +13,7 @@ import numpy as np
 from numba import njit
 
 from isa.numerics.dot import OUT_F32, ZERO_POW, _sum8, decode_out, finish_row, fused_terms, out_pow, pow2_of
-from isa.numerics.rounding import as_float64, f32_rn_add, uint32_as_f32
+from isa.numerics.rounding import ABS_MASK, EXP_MASK, as_float64, as_int64, f32_rn_add, uint32_as_f32
 
 PAT_2_4, PAT_1_2, PAT_4_8, PAT_DENSE = 0, 1, 2, 3
 DEC_LUT, DEC_F16, DEC_BF16, DEC_F32, DEC_S32 = 0, 1, 2, 3, 4
@@ -22,7 +22,8 @@ TF32_LOW = np.int64(0x1FFF)  # tf32: the low 13 bits of the register are ignored
 
 @njit(cache=True, inline="always", error_model="numpy")
 def _value(bits, dec, lut, low_mask):
-    """Decode one element's bits (int64) to float64 — exactly, specials included."""
+    """Decode one element's bits (int64) to float64 — exactly, specials included (scalar; the batch kernel
+    uses :func:`decode_all`)."""
     if dec == DEC_F16:
         em = bits & 0x7FFF
         if em >= 0x7C00:
@@ -39,6 +40,56 @@ def _value(bits, dec, lut, low_mask):
     return lut[bits]
 
 
+@njit(cache=True, inline="always", error_model="numpy")
+def load_bits(x2, i, f, sh, mask, raw):
+    """``raw[p]`` = the bits of element p: word ``f[p]`` of instance i's flat registers, shifted and masked."""
+    for p in range(f.shape[0]):
+        raw[p] = (np.int64(x2[i, f[p]]) >> sh[p]) & mask
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def decode_all(raw, dec, lut, low, emin_pow, out, pw):
+    """Values and alignment powers (:func:`isa.numerics.dot.pow2_of`) of ``raw[:len(out)]``. One branch-free
+    loop per format, so that LLVM vectorises it."""
+    n = out.shape[0]
+    if dec == DEC_F16:
+        for p in range(n):
+            h = raw[p]
+            em = h & 0x7FFF
+            v = as_float64(em << 42) * 2.0 ** 1008  # normal and subnormal alike
+            v = math.inf if em == 0x7C00 else v
+            v = math.nan if em > 0x7C00 else v
+            out[p] = as_float64(as_int64(v) | ((h & 0x8000) << 48))
+    elif dec == DEC_BF16:
+        for p in range(n):
+            out[p] = np.float64(uint32_as_f32(np.uint32(raw[p] << 16)))
+    elif dec == DEC_F32:
+        for p in range(n):
+            out[p] = np.float64(uint32_as_f32(np.uint32(raw[p] & ~low)))
+    elif dec == DEC_S32:
+        for p in range(n):
+            out[p] = float(raw[p] - (1 << 32) if raw[p] >= (1 << 31) else raw[p])
+    else:
+        for p in range(n):
+            out[p] = lut[raw[p]]
+    for p in range(n):
+        b = as_int64(out[p])
+        q = max(as_float64(b & EXP_MASK), emin_pow)
+        pw[p] = ZERO_POW if (b & ABS_MASK) == 0 else q
+
+
+@njit(cache=True, error_model="numpy")
+def codes_valid(e, tm, valid_mask):
+    """Whether every metadata code the selector reads is in ``valid_mask`` (bit q set = code q valid)."""
+    tm0, tm1 = tm[0], tm[1]
+    for i in range(e.shape[0]):
+        for m in range(tm0.shape[0]):
+            for ch in range(tm0.shape[1]):
+                if not (valid_mask >> ((np.int64(e[i, tm0[m, ch]]) >> tm1[m, ch]) & 0xF)) & 1:
+                    return False
+    return True
+
+
 @njit(cache=True, error_model="numpy")
 def _dense_col(pattern, chunk, code, slot):
     if pattern == PAT_2_4:
@@ -51,34 +102,28 @@ def _dense_col(pattern, chunk, code, slot):
 
 
 @njit(cache=True, inline="always", error_model="numpy")
-def gather_a(a2, e, i, fa, sa, tm, dec, lut, low, mask, emin_pow, pattern, z, aval, apow, kcol, codes):
-    """Stored A values and powers (M, K/2), the metadata code of every chunk and the dense column of
-    every stored value. Returns True when a tf32 code other than 0100/1110 occurs."""
-    m_rows, kh = aval.shape
-    mixed = False
+def gather_codes(e, i, tm0, tm1, pattern, z, codes, kcol):
+    """The metadata code of every (row, chunk) and the dense column of every stored A value. Returns True
+    when a tf32 code other than 0100/1110 occurs."""
+    m_rows, nch = codes.shape
+    kh = kcol.shape[1]
     for m in range(m_rows):
-        for ch in range(codes.shape[1]):
-            q = (np.int64(e[i, tm[0, m, ch]]) >> tm[1, m, ch]) & 0xF
-            codes[m, ch] = q
-            if pattern == PAT_1_2 and q != 0b0100 and q != 0b1110:
-                mixed = True
-        for j in range(kh):
-            v = _value((np.int64(a2[i, fa[m, j]]) >> sa[m, j]) & mask, dec, lut, low)
-            aval[m, j] = v
-            apow[m, j] = pow2_of(v, emin_pow)
-            kcol[m, j] = _dense_col(pattern, j // z, codes[m, j // z], j % z)
+        for ch in range(nch):
+            codes[m, ch] = (np.int64(e[i, tm0[m, ch]]) >> tm1[m, ch]) & 0xF
+    mixed = False
+    if pattern == PAT_2_4 and z == 2:
+        for m in range(m_rows):
+            for j in range(kh):
+                kcol[m, j] = 4 * (j >> 1) + ((codes[m, j >> 1] >> (2 * (j & 1))) & 3)
+    else:
+        for m in range(m_rows):
+            for j in range(kh):
+                kcol[m, j] = _dense_col(pattern, j // z, codes[m, j // z], j % z)
+        if pattern == PAT_1_2:
+            for m in range(m_rows):
+                for ch in range(nch):
+                    mixed = mixed or (codes[m, ch] != 0b0100 and codes[m, ch] != 0b1110)
     return mixed
-
-
-@njit(cache=True, inline="always", error_model="numpy")
-def gather_mat(x2, i, f, sh, dec, lut, low, mask, emin_pow, out, pw):
-    """A whole operand (B as K × N, or C as M × N) and its alignment powers from its flat tables."""
-    r, c = out.shape
-    for p in range(r):
-        for q in range(c):
-            v = _value((np.int64(x2[i, f[p, q]]) >> sh[p, q]) & mask, dec, lut, low)
-            out[p, q] = v
-            pw[p, q] = pow2_of(v, emin_pow)
 
 
 @njit(cache=True, error_model="numpy")
@@ -107,6 +152,7 @@ def mma_batch(a2, b2, c2, e, fa, sa, tm, fb, sb, fc, sc, fd, sd,
     acc, accp = np.empty((1, n_cols)), np.empty((1, n_cols))
     terms, tpow = np.empty(kh), np.empty(kh)
     scale = 2.0 ** align_bits
+    packed = out_kind != OUT_F32  # f16 D: two values per register; f32/s32 D: one (d2 arrives unwritten)
     js_all = np.arange(kh)
     js_even, js_odd = np.empty(kh, dtype=np.int64), np.empty(kh, dtype=np.int64)
     n_even = n_odd = 0
@@ -120,11 +166,24 @@ def mma_batch(a2, b2, c2, e, fa, sa, tm, fb, sb, fc, sc, fd, sd,
     js_grp = np.empty(kh, dtype=np.int64)
     zeros = np.zeros((1, n_cols))
     zpow = np.full((1, n_cols), ZERO_POW)
+    # flat views (made once: a view per instance would cost reference counting)
+    faf, saf, fbf, sbf, fcf, scf = fa.reshape(-1), sa.reshape(-1), fb.reshape(-1), sb.reshape(-1), fc.reshape(-1), \
+        sc.reshape(-1)
+    avf, apf, bvf, bpf, cvf, cpf = aval.reshape(-1), apow.reshape(-1), bkn.reshape(-1), bpk.reshape(-1), \
+        cval.reshape(-1), cpw.reshape(-1)
+    tm0, tm1 = tm[0], tm[1]
+    raw = np.empty(max(faf.shape[0], fbf.shape[0], fcf.shape[0]), dtype=np.int64)
     for i in range(n_inst):
-        mixed = gather_a(a2, e, i, fa, sa, tm, decs[0], luts_a, lows[0], masks[0], emin_pows[0], pattern, z,
-                         aval, apow, kcol, codes)
-        gather_mat(b2, i, fb, sb, decs[1], luts_b, lows[1], masks[1], emin_pows[1], bkn, bpk)
-        gather_mat(c2, i, fc, sc, decs[2], luts_c, lows[2], masks[2], emin_pows[2], cval, cpw)
+        load_bits(a2, i, faf, saf, masks[0], raw)
+        decode_all(raw, decs[0], luts_a, lows[0], emin_pows[0], avf, apf)
+        mixed = gather_codes(e, i, tm0, tm1, pattern, z, codes, kcol)
+        load_bits(b2, i, fbf, sbf, masks[1], raw)
+        decode_all(raw, decs[1], luts_b, lows[1], emin_pows[1], bvf, bpf)
+        load_bits(c2, i, fcf, scf, masks[2], raw)
+        decode_all(raw, decs[2], luts_c, lows[2], emin_pows[2], cvf, cpf)
+        if packed:
+            for w in range(d2.shape[1]):
+                d2[i, w] = 0
         for m in range(m_rows):
             if is_int:
                 for n in range(n_cols):
@@ -172,8 +231,12 @@ def mma_batch(a2, b2, c2, e, fa, sa, tm, fb, sb, fc, sc, fd, sd,
                              val, emx, row_bits)
                 if out_frac != 23:  # the literature e8m13 results only
                     finish_row(aval, kcol, m, js_all, kh, bkn, cval, m, out_kind, out_frac, row_bits, val, emx, redo)
-            for n in range(n_cols):
-                d2[i, fd[m, n]] |= row_bits[n] << np.uint32(sd[m, n])
+            if packed:  # two f16 per register
+                for n in range(n_cols):
+                    d2[i, fd[m, n]] |= row_bits[n] << np.uint32(sd[m, n])
+            else:
+                for n in range(n_cols):
+                    d2[i, fd[m, n]] = row_bits[n]
 
 
 @njit(cache=True, inline="always", error_model="numpy")

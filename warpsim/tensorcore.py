@@ -68,7 +68,7 @@ class Plan:
     def run(self, a, b, c, e, sa=None, sb=None) -> np.ndarray:
         f, mdl = self.form, self.model
         n = a.shape[0]
-        d = np.zeros((n, 32, f.regs["d"]), dtype=np.uint32)
+        d = np.empty((n, 32, f.regs["d"]), dtype=np.uint32)  # every register is written (jit.mma_batch)
         blk = f.shape.k // layouts.scale_blocks(f) if f.block_scaled else 0
         if sa is None:
             sa = sb = np.ones((1, 1, 1))
@@ -186,13 +186,22 @@ def mma_sp(instruction, a, b, c, e=None, *, selector: int = 0, arch: str = "sm_9
             raise FormError(f"{form.key}: operand {name} needs {want} registers per lane, got {x.shape[-1]}")
     if form.sparse:
         check_selector(form, selector, ub_policy, where)
-        sparsity.check_codes(form, variant, sparsity.meta_codes(form, e, selector), selector,
-                             where=where, policy=ub_policy)
+        # ub_policy="hardware" runs every code as the H100 does; otherwise a fast scan, and the full
+        # check (with its message) only when a code is invalid
+        if ub_policy != "hardware" and not jit.codes_valid(e, plan(form, variant, selector, arch).tables[2],
+                                                           _valid_mask(form, variant)):
+            sparsity.check_codes(form, variant, sparsity.meta_codes(form, e, selector), selector,
+                                 where=where, policy=ub_policy)
     sa = sb = None
     if form.block_scaled:
         sa, sb = _scales(form, scale_a, scale_b, byte_id_a, thread_id_a, byte_id_b, thread_id_b, a.shape[0])
     d = plan(form, variant, selector, arch).run(a, b, c, e, sa, sb)
     return d[0] if single else d
+
+
+@lru_cache(maxsize=None)
+def _valid_mask(form: MmaSpForm, variant: str) -> int:
+    return sum(1 << q for q in sparsity.valid_codes(form, variant))
 
 
 def _scales(form, scale_a, scale_b, byte_a, tid_a, byte_b, tid_b, n):
