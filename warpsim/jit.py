@@ -127,14 +127,15 @@ def gather_codes(e, i, tm0, tm1, pattern, z, codes, kcol):
 
 
 @njit(cache=True, error_model="numpy")
-def mma_batch(a2, b2, c2, e, fa, sa, tm, fb, sb, fc, sc, fd, sd,
+def mma_batch(a2, b2, c2, e, fa, sa, tm, fb, sb, fc, sc, dsrc,
               decs, luts_a, luts_b, luts_c, lows, masks, emin_pows,
               pattern, z, kdense, is_int, satfinite, align_bits, group, out_kind, out_frac, fp8_hmma_pair,
               sca, scb, scale_blk, d2):
     """D for N instances (flat register views ``x2 = x.reshape(N, 32 * nregs)``).
 
     Tables: ``fa/sa`` (M, K/2) flat word and shift of each stored A value; ``tm`` (2, M, chunks) lane and
-    shift of each metadata code; ``fb/sb`` (K, N) for B; ``fc/sc`` and ``fd/sd`` (M, N) for C and D.
+    shift of each metadata code; ``fb/sb`` (K, N) for B; ``fc/sc`` (M, N) for C; ``dsrc`` (D words, values
+    per word) the flat (M, N) index of each value of each D register.
     ``decs``, ``lows``, ``masks``, ``emin_pows``: per operand A, B, C. ``fp8_hmma_pair``: the sm_90 ptxas
     emulation of fp8 ``mma.sp`` (two f16 HMMA over the even / odd chunks, then an f32 FADD of C).
     """
@@ -149,6 +150,7 @@ def mma_batch(a2, b2, c2, e, fa, sa, tm, fb, sb, fc, sc, fd, sd,
     cval, cpw = np.empty((m_rows, n_cols)), np.empty((m_rows, n_cols))
     val, emx = np.empty(n_cols), np.empty(n_cols)
     row_bits, row2 = np.empty(n_cols, dtype=np.uint32), np.empty(n_cols, dtype=np.uint32)
+    dall = np.empty(m_rows * n_cols, dtype=np.uint32)
     acc, accp = np.empty((1, n_cols)), np.empty((1, n_cols))
     terms, tpow = np.empty(kh), np.empty(kh)
     scale = 2.0 ** align_bits
@@ -181,9 +183,6 @@ def mma_batch(a2, b2, c2, e, fa, sa, tm, fb, sb, fc, sc, fd, sd,
         decode_all(raw, decs[1], luts_b, lows[1], emin_pows[1], bvf, bpf)
         load_bits(c2, i, fcf, scf, masks[2], raw)
         decode_all(raw, decs[2], luts_c, lows[2], emin_pows[2], cvf, cpf)
-        if packed:
-            for w in range(d2.shape[1]):
-                d2[i, w] = 0
         for m in range(m_rows):
             if is_int:
                 for n in range(n_cols):
@@ -202,11 +201,11 @@ def mma_batch(a2, b2, c2, e, fa, sa, tm, fb, sb, fc, sc, fd, sd,
             elif fp8_hmma_pair:
                 # HMMA 1: even chunks, C = +0 (RZ); HMMA 2: odd chunks, C = HMMA 1's f32; then FADD C + D2 (RN)
                 _sum8(aval, apow, kcol, m * kh, js_even, n_even, bkn, bpk, zeros, zpow, 0, scale, OUT_F32, val, emx,
-                      row2)
+                      row2, 0)
                 for n in range(n_cols):
                     acc[0, n] = decode_out(row2[n], OUT_F32)
                     accp[0, n] = out_pow(row2[n], OUT_F32)
-                _sum8(aval, apow, kcol, m * kh, js_odd, n_odd, bkn, bpk, acc, accp, 0, scale, OUT_F32, val, emx, row2)
+                _sum8(aval, apow, kcol, m * kh, js_odd, n_odd, bkn, bpk, acc, accp, 0, scale, OUT_F32, val, emx, row2, 0)
                 for n in range(n_cols):
                     row_bits[n] = f32_rn_add(cval[m, n], decode_out(row2[n], OUT_F32))
             elif group > 0:
@@ -220,7 +219,7 @@ def mma_batch(a2, b2, c2, e, fa, sa, tm, fb, sb, fc, sc, fd, sd,
                             cnt += 1
                     frac = out_frac if lo + group >= kdense else 23
                     redo = _sum8(aval, apow, kcol, m * kh, js_grp, cnt, bkn, bpk, acc, accp, 0, scale, out_kind, val,
-                                 emx, row_bits)
+                                 emx, row_bits, 0)
                     if frac != 23:
                         finish_row(aval, kcol, m, js_grp, cnt, bkn, acc, 0, out_kind, frac, row_bits, val, emx, redo)
                     for n in range(n_cols):
@@ -228,15 +227,20 @@ def mma_batch(a2, b2, c2, e, fa, sa, tm, fb, sb, fc, sc, fd, sd,
                         accp[0, n] = out_pow(row_bits[n], out_kind)
             else:  # the common case: the whole K fused (isa.numerics.dot.fused_row, inlined by hand)
                 redo = _sum8(aval, apow, kcol, m * kh, js_all, kh, bkn, bpk, cval, cpw, m * n_cols, scale, out_kind,
-                             val, emx, row_bits)
+                             val, emx, dall, m * n_cols)
                 if out_frac != 23:  # the literature e8m13 results only
                     finish_row(aval, kcol, m, js_all, kh, bkn, cval, m, out_kind, out_frac, row_bits, val, emx, redo)
-            if packed:  # two f16 per register
-                for n in range(n_cols):
-                    d2[i, fd[m, n]] |= row_bits[n] << np.uint32(sd[m, n])
-            else:
-                for n in range(n_cols):
-                    d2[i, fd[m, n]] = row_bits[n]
+                else:
+                    continue
+            for n in range(n_cols):
+                dall[m * n_cols + n] = row_bits[n]
+        # D registers from the (M, N) results: word w holds elements dsrc[w, :] (low half first)
+        if packed:
+            for w in range(d2.shape[1]):
+                d2[i, w] = dall[dsrc[w, 0]] | (dall[dsrc[w, 1]] << np.uint32(16))
+        else:
+            for w in range(d2.shape[1]):
+                d2[i, w] = dall[dsrc[w, 0]]
 
 
 @njit(cache=True, inline="always", error_model="numpy")

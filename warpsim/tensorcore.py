@@ -57,7 +57,7 @@ class Plan:
     variant: str
     selector: int
     model: DotModel
-    tables: tuple  # fa, sa, tm, fb, sb, fc, sc, fd, sd (see warpsim.jit.mma_batch)
+    tables: tuple  # fa, sa, tm, fb, sb, fc, sc, dsrc (see warpsim.jit.mma_batch)
     luts: tuple
     decs: np.ndarray
     lows: np.ndarray
@@ -123,8 +123,10 @@ def plan(form: MmaSpForm, variant: str, selector: int, arch: str) -> Plan:
     luts = tuple(_lut(x, container and x != form.ctype) if _decoder(x, container) == jit.DEC_LUT else EMPTY_LUT
                  for x in fmts)
     cd = layouts.cd_layout(form)
-    tables = (*_flat(layouts.a_layout(form)), tm, *_flat(layouts.b_layout(form)), *_flat(cd),
-              *_flat(layouts.cd_layout(form, "D")))
+    dl = layouts.cd_layout(form, "D")
+    rows, cols = dl.tables  # (lane, reg, elem) → (m, n)
+    dsrc = np.ascontiguousarray((rows * form.shape.n + cols).reshape(32 * dl.nregs, dl.epr).astype(np.int64))
+    tables = (*_flat(layouts.a_layout(form)), tm, *_flat(layouts.b_layout(form)), *_flat(cd), dsrc)
     masks = np.array([(1 << form.element_bits) - 1, (1 << form.element_bits) - 1,
                       (1 << (16 if form.ctype == "f16" else 32)) - 1], dtype=np.int64)
     return Plan(form, variant, selector, model_for(arch), tables, luts,

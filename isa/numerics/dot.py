@@ -95,13 +95,14 @@ def fused_terms(terms, tpow, nt, c, cpow, scale, out_kind, out_frac):
     return finish(s / inv, out_kind, out_frac)
 
 
+_MAX_TERMS = 128  # stored products one row of _sum8 holds (K/2 ≤ 64 for every float form)
 _F64 = ir.DoubleType()
 _V8 = ir.VectorType(_F64, 8)
 _I64 = ir.IntType(64)
 
 
 @intrinsic
-def _sum8(typingctx, av, ap, kc, aoff, js, nj, bkn, bpk, cv, cp, coff, scale, out_kind, val, emx, out):
+def _sum8(typingctx, av, ap, kc, aoff, js, nj, bkn, bpk, cv, cp, coff, scale, out_kind, val, emx, out, ooff):
     """One D row over exactly 8 columns, in 8-wide vector IR (numba's loop vectoriser leaves 8-trip loops
     scalar). The same arithmetic as :func:`sum_generic` + :func:`finish_row`, column by column:
 
@@ -113,9 +114,10 @@ def _sum8(typingctx, av, ap, kc, aoff, js, nj, bkn, bpk, cv, cp, coff, scale, ou
       1): :func:`isa.numerics.rounding.f16_rne`.
 
     No fast-math flags: every operation is the IEEE one, in this order. The A row is ``av/ap/kc``
-    (C-contiguous) from flat element ``aoff`` on, the C row ``cv/cp`` from ``coff`` on; ``bkn``/``bpk`` are
-    C-contiguous (K, 8). Returns the bit mask of the special or zero columns."""
-    sig = types.int64(av, ap, kc, aoff, js, nj, bkn, bpk, cv, cp, coff, scale, out_kind, val, emx, out)
+    (C-contiguous) from flat element ``aoff`` on, the C row ``cv/cp`` from ``coff`` on, the 8 results go to
+    ``out[ooff:ooff + 8]``; ``bkn``/``bpk`` are C-contiguous (K, 8). Returns the bit mask of the special or
+    zero columns."""
+    sig = types.int64(av, ap, kc, aoff, js, nj, bkn, bpk, cv, cp, coff, scale, out_kind, val, emx, out, ooff)
 
     def codegen(context, builder, signature, args):
         tys = signature.args
@@ -126,7 +128,8 @@ def _sum8(typingctx, av, ap, kc, aoff, js, nj, bkn, bpk, cv, cp, coff, scale, ou
         aoff, coff = args[3], args[10]
         pav, pap, pkc = (builder.gep(data(i), [aoff]) for i in (0, 1, 2))
         pc, pcp = (builder.gep(data(i), [coff]) for i in (8, 9))
-        pjs, pb, pbp, pval, pemx, pout = (data(i) for i in (4, 6, 7, 13, 14, 15))
+        pjs, pb, pbp, pval, pemx = (data(i) for i in (4, 6, 7, 13, 14))
+        pout = builder.gep(data(15), [args[16]])
         count, scale_, kind = args[5], args[11], args[12]
         v8p = _V8.as_pointer()
         vi = ir.VectorType(_I64, 8)
@@ -153,28 +156,29 @@ def _sum8(typingctx, av, ap, kc, aoff, js, nj, bkn, bpk, cv, cp, coff, scale, ou
             return cgutils.get_or_insert_function(builder.module, ir.FunctionType(_V8, [_V8]), name)
 
         trunc, roundeven = unary("llvm.trunc.v8f64"), unary("llvm.roundeven.v8f64")
-        # pass 1: the largest alignment power of every column
-        e_ptr = cgutils.alloca_once_value(builder, vload(pcp))
-        with cgutils.for_range(builder, count) as loop:
-            j = builder.load(builder.gep(pjs, [loop.index]))
-            x = builder.fmul(splat(builder.load(builder.gep(pap, [j]))),
-                             vload(pbp, builder.mul(builder.load(builder.gep(pkc, [j])), eight)))
-            e = builder.load(e_ptr)
-            builder.store(sel(builder.fcmp_ordered(">", x, e), x, e), e_ptr)
-        e = builder.load(e_ptr)
-        inv = builder.fdiv(splat(scale_), e)
-        # pass 2: the cut terms, the plain sum and whether any term is non-zero
+        # pass 1: the products (kept), the largest alignment power, the plain sum, whether any term is non-zero
+        prods = cgutils.alloca_once(builder, _V8, size=_MAX_TERMS)
         crow = vload(pc)
-        s_ptr = cgutils.alloca_once_value(builder, builder.call(trunc, [builder.fmul(crow, inv)]))
+        e_ptr = cgutils.alloca_once_value(builder, vload(pcp))
         n_ptr = cgutils.alloca_once_value(builder, crow)
         z_ptr = cgutils.alloca_once_value(builder, builder.fcmp_unordered("!=", crow, fc(0.0)))
         with cgutils.for_range(builder, count) as loop:
             j = builder.load(builder.gep(pjs, [loop.index]))
-            b = vload(pb, builder.mul(builder.load(builder.gep(pkc, [j])), eight))
-            p = builder.fmul(splat(builder.load(builder.gep(pav, [j]))), b)
-            builder.store(builder.fadd(builder.load(s_ptr), builder.call(trunc, [builder.fmul(p, inv)])), s_ptr)
+            row = builder.mul(builder.load(builder.gep(pkc, [j])), eight)
+            p = builder.fmul(splat(builder.load(builder.gep(pav, [j]))), vload(pb, row))
+            builder.store(p, builder.gep(prods, [loop.index]))
+            x = builder.fmul(splat(builder.load(builder.gep(pap, [j]))), vload(pbp, row))
+            e = builder.load(e_ptr)
+            builder.store(sel(builder.fcmp_ordered(">", x, e), x, e), e_ptr)
             builder.store(builder.fadd(builder.load(n_ptr), p), n_ptr)
             builder.store(builder.or_(builder.load(z_ptr), builder.fcmp_unordered("!=", p, fc(0.0))), z_ptr)
+        e = builder.load(e_ptr)
+        inv = builder.fdiv(splat(scale_), e)
+        # pass 2: the cut terms, summed exactly
+        s_ptr = cgutils.alloca_once_value(builder, builder.call(trunc, [builder.fmul(crow, inv)]))
+        with cgutils.for_range(builder, count) as loop:
+            p = builder.load(builder.gep(prods, [loop.index]))
+            builder.store(builder.fadd(builder.load(s_ptr), builder.call(trunc, [builder.fmul(p, inv)])), s_ptr)
         s = builder.load(s_ptr)
         v = builder.fdiv(s, inv)
         builder.store(v, builder.bitcast(pval, v8p), align=8)
@@ -182,40 +186,43 @@ def _sum8(typingctx, av, ap, kc, aoff, js, nj, bkn, bpk, cv, cp, coff, scale, ou
         b = builder.bitcast(v, vi)
         sign = builder.lshr(b, c(63))
         eb = builder.and_(builder.lshr(b, c(52)), c(0x7FF))
-        mant = builder.and_(b, c(0xFFFFFFFFFFFFF))
-        # f32: fraction cut toward zero, exponent > 127 → Inf, subnormals kept (f32_rz_bits)
-        r32 = builder.or_(builder.shl(builder.sub(eb, c(896)), c(23)), builder.lshr(mant, c(29)))
-        shift = builder.sub(c(926), eb)  # ≥ 30 where used; ≥ 53 (zero included) shifts everything out
-        shift = sel(builder.icmp_signed(">", shift, c(63)), c(63), shift)
-        r32 = sel(builder.icmp_signed(">=", eb, c(897)), r32, builder.lshr(builder.or_(mant, c(1 << 52)), shift))
-        r32 = sel(builder.icmp_signed(">", eb, c(1150)), c(0x7F800000), r32)
-        r32 = builder.or_(r32, builder.shl(sign, c(31)))
-        # f16: nearest even. With E = clamp(exponent, -14, 15) and r = roundeven(|v|·2^(10-E)) the bits are
-        # ((E + 14) << 10) + r — subnormals, the carry into the next binade and overflow (≥ 0x7C00 → Inf) alike
-        ee0 = builder.sub(eb, c(1023))
-        ee = sel(builder.icmp_signed("<", ee0, c(-14)), c(-14), ee0)
-        ee = sel(builder.icmp_signed(">", ee, c(15)), c(15), ee)
-        scale16 = builder.bitcast(builder.shl(builder.sub(c(1033), ee), c(52)), _V8)
-        absv = builder.bitcast(builder.and_(b, c(0x7FFFFFFFFFFFFFFF)), _V8)
-        r = builder.fptosi(builder.call(roundeven, [builder.fmul(absv, scale16)]), vi)
-        r16 = builder.add(builder.shl(builder.add(ee, c(14)), c(10)), r)
-        over = builder.or_(builder.icmp_signed(">", ee0, c(15)), builder.icmp_signed(">=", r16, c(0x7C00)))
-        r16 = sel(over, c(0x7C00), r16)
-        r16 = builder.or_(r16, builder.shl(sign, c(15)))
-        f16 = builder.icmp_signed("==", splat(kind, vi), c(1))
-        res = sel(f16, r16, r32)
-        # specials: canonical NaN, or ±Inf by the sign of the plain sum
         naive = builder.load(n_ptr)
         nsign = builder.lshr(builder.bitcast(naive, vi), c(63))
-        inf_bits = sel(f16, builder.or_(c(0x7C00), builder.shl(nsign, c(15))),
-                       builder.or_(c(0x7F800000), builder.shl(nsign, c(31))))
-        spec_bits = sel(builder.fcmp_unordered("uno", naive, naive), sel(f16, c(0x7FFF), c(0x7FFFFFFF)), inf_bits)
+        nan = builder.fcmp_unordered("uno", naive, naive)
         special = builder.fcmp_ordered("==", e, fc(float("inf")))
-        # an exactly-zero sum: the IEEE signed-zero sum when every term is zero, else +0
         zero = builder.fcmp_ordered("==", s, fc(0.0))
         allz = builder.not_(builder.load(z_ptr))
-        zero_bits = sel(allz, builder.shl(nsign, sel(f16, c(15), c(31))), c(0))
-        res = sel(special, spec_bits, sel(zero, zero_bits, res))
+        res_ptr = cgutils.alloca_once(builder, vi)
+        with builder.if_else(builder.icmp_signed("==", kind, ir.Constant(kind.type, 1))) as (is_f16, is_f32):
+            with is_f16:
+                # nearest even. With E = clamp(exponent, -14, 15) and r = roundeven(|v|·2^(10-E)) the bits are
+                # ((E + 14) << 10) + r — subnormals, the carry into the next binade and overflow (→ Inf) alike
+                ee0 = builder.sub(eb, c(1023))
+                ee = sel(builder.icmp_signed("<", ee0, c(-14)), c(-14), ee0)
+                ee = sel(builder.icmp_signed(">", ee, c(15)), c(15), ee)
+                scale16 = builder.bitcast(builder.shl(builder.sub(c(1033), ee), c(52)), _V8)
+                absv = builder.bitcast(builder.and_(b, c(0x7FFFFFFFFFFFFFFF)), _V8)
+                r = builder.fptosi(builder.call(roundeven, [builder.fmul(absv, scale16)]), vi)
+                r16 = builder.add(builder.shl(builder.add(ee, c(14)), c(10)), r)
+                over = builder.or_(builder.icmp_signed(">", ee0, c(15)), builder.icmp_signed(">=", r16, c(0x7C00)))
+                r16 = builder.or_(sel(over, c(0x7C00), r16), builder.shl(sign, c(15)))
+                spec = sel(nan, c(0x7FFF), builder.or_(c(0x7C00), builder.shl(nsign, c(15))))
+                zbits = sel(allz, builder.shl(nsign, c(15)), c(0))
+                builder.store(sel(special, spec, sel(zero, zbits, r16)), res_ptr)
+            with is_f32:
+                # fraction cut toward zero, exponent > 127 → Inf, subnormals kept (f32_rz_bits)
+                mant = builder.and_(b, c(0xFFFFFFFFFFFFF))
+                r32 = builder.or_(builder.shl(builder.sub(eb, c(896)), c(23)), builder.lshr(mant, c(29)))
+                shift = builder.sub(c(926), eb)  # ≥ 30 where used; ≥ 53 (zero included) shifts all out
+                shift = sel(builder.icmp_signed(">", shift, c(63)), c(63), shift)
+                r32 = sel(builder.icmp_signed(">=", eb, c(897)), r32,
+                          builder.lshr(builder.or_(mant, c(1 << 52)), shift))
+                r32 = sel(builder.icmp_signed(">", eb, c(1150)), c(0x7F800000), r32)
+                r32 = builder.or_(r32, builder.shl(sign, c(31)))
+                spec = sel(nan, c(0x7FFFFFFF), builder.or_(c(0x7F800000), builder.shl(nsign, c(31))))
+                zbits = sel(allz, builder.shl(nsign, c(31)), c(0))
+                builder.store(sel(special, spec, sel(zero, zbits, r32)), res_ptr)
+        res = builder.load(res_ptr)
         res = builder.trunc(res, ir.VectorType(ir.IntType(32), 8))
         builder.store(res, builder.bitcast(pout, ir.VectorType(ir.IntType(32), 8).as_pointer()), align=4)
         return builder.zext(builder.bitcast(builder.or_(special, zero), ir.IntType(8)), _I64)
@@ -260,7 +267,7 @@ def fused_row(av, ap, kc, m, js, nj, bkn, bpk, cv, cp, cm, scale, out_kind, out_
     The batch kernel inlines these steps itself: a numba function taking arrays costs reference counting
     per call (≈ 0.15 µs), inlined ones too when they contain such a call."""
     redo = _sum8(av, ap, kc, m * av.shape[1], js, nj, bkn, bpk, cv, cp, cm * cv.shape[1], scale, out_kind, val,
-                 emx, out)
+                 emx, out, 0)
     if out_frac != 23:
         finish_row(av, kc, m, js, nj, bkn, cv, cm, out_kind, out_frac, out, val, emx, redo)
 
