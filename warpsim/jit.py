@@ -175,10 +175,24 @@ def mma_batch(a2, b2, c2, e, fa, sa, tm, fb, sb, fc, sc, dsrc,
         cval.reshape(-1), cpw.reshape(-1)
     tm0, tm1 = tm[0], tm[1]
     raw = np.empty(max(faf.shape[0], fbf.shape[0], fcf.shape[0]), dtype=np.int64)
+    fast24 = pattern == PAT_2_4 and z == 2
+    kcf = kcol.reshape(-1)
+    klane, kshift, kbase = np.empty(kcf.shape[0], np.int64), np.empty(kcf.shape[0], np.int64), \
+        np.empty(kcf.shape[0], np.int64)
+    for m in range(m_rows):
+        for j in range(kh):
+            klane[m * kh + j] = tm0[m, j >> 1]
+            kshift[m * kh + j] = tm1[m, j >> 1] + 2 * (j & 1)
+            kbase[m * kh + j] = 4 * (j >> 1)
     for i in range(n_inst):
         load_bits(a2, i, faf, saf, masks[0], raw)
         decode_all(raw, decs[0], luts_a, lows[0], emin_pows[0], avf, apf)
-        mixed = gather_codes(e, i, tm0, tm1, pattern, z, codes, kcol)
+        if fast24:  # 2:4 with 2 stored per chunk: each dense column straight from its 2-bit index in e
+            for p in range(kcf.shape[0]):
+                kcf[p] = kbase[p] + ((np.int64(e[i, klane[p]]) >> kshift[p]) & 3)
+            mixed = False
+        else:
+            mixed = gather_codes(e, i, tm0, tm1, pattern, z, codes, kcol)
         load_bits(b2, i, fbf, sbf, masks[1], raw)
         decode_all(raw, decs[1], luts_b, lows[1], emin_pows[1], bvf, bpf)
         load_bits(c2, i, fcf, scf, masks[2], raw)
