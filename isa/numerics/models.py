@@ -19,21 +19,23 @@ The float model is a *fused multi-term dot* (MMA-Sim, arXiv 2511.10909; Khattak 
 ``group``: dense K columns per fused group (None: the whole instruction, as on Hopper); the groups run in
 K order, each taking the previous group's rounded result as its C.
 
-**Hopper evidence** (``tests/numerics/fit_h100.py``; traces/h100: 13 families × 5 classes, 655,360 D
-elements with finite inputs, plus the ub/ files): this model is bit-exact on every element of every
-f16/bf16/tf32 instruction and UB trace, NaN/Inf included. Each alternative convention, alone, breaks it
-(elements with finite inputs that then differ from the H100):
+**Hopper evidence** (``tests/numerics/fit_h100.py``, exact numpy arithmetic; traces/h100: 811,008 float D
+elements — instruction/: f16 327,680, bf16 163,840, tf32 163,840, e4m3/e5m2 81,920, in the classes normal,
+randbits, allbits, cancel, overflow; ub/: 73,728): the model is bit-exact on every element, NaN/Inf/−0 and
+UB codes included (replayed through ``warpsim.replay`` by ``tests/test_numerics_h100.py``). Each
+alternative convention, alone, breaks it — elements of the 655,360 f16/bf16/tf32 instruction elements
+(those with finite inputs) that then differ from the H100:
 
 * exponent of the product's value instead of ``ea + eb``: 30,098; ``ea + eb + 1``: 52,155;
 * ``align_bits`` 24: 56,130; 26: 36,072; two's-complement (floor) truncation: 183,360;
 * C left out of the maximum: 6,592; f32 rounded to nearest: 72,740;
 * f32 overflow saturating to the largest finite (IEEE RZ): 135,562 (bf16/tf32 ``overflow``/``randbits``);
-* subnormal f16 inputs at their own exponent instead of -14: 3 (``f16_k16_f32__randbits``).
+* subnormal inputs at the exponent of their value instead of the format's emin: 3 (``f16_k16_f32__randbits``).
 
-Not decided by the traces (0 elements where the choice changes the largest exponent or the result):
-the exponent of a zero operand (MMA-Sim's -126 is used; leaving zeros out of the maximum or taking the
-format's emin give the same results here), of a subnormal C, the sign rules of all-zero sums (no −0 result
-was recorded), and subnormal results (none were recorded; gradual underflow per Khattak-Mikaitis).
+Not decided by the traces (0 elements where the choice changes the result): the exponent of a zero operand
+(MMA-Sim's -126 is used; leaving zeros out of the maximum or giving them the format's emin changes nothing
+here), of a subnormal C, the sign of all-zero sums (no −0 result was recorded; IEEE's rule is used), and
+subnormal results (none recorded; gradual underflow, as Khattak-Mikaitis report for NVIDIA).
 
 **fp8 on sm_90** (``mma.sp`` e4m3/e5m2 m16n8k64 → f32): the H100 has no fp8 ``mma.sp`` unit; ptxas emits
 (traces/h100/sass/mmasp_f8_k64_f32_*.sass) 16 ``F2FP.F16.E4M3.UNPACK_B`` (exact: every e4m3/e5m2 value is
@@ -41,8 +43,12 @@ an f16 value), ``HMMA.SP.16832.F32`` over the even 4-column chunks of K with C =
 ``HMMA.SP.16832.F32`` over the odd chunks with C = the first result (selector 1 of a shuffled
 metadata register), then ``FADD C, D2`` (f32, round to nearest even, subnormals kept, canonical NaN).
 Each HMMA is the f16 model above (25 bits, f16 exponents: emin -14). This is ``fp8_sparse="hmma_pair"``;
-bit-exact on all 40,960 f8 instruction elements and the f8 UB trace; taking the odd chunks first breaks
-6,662 elements (``fit_h100.py``).
+bit-exact on all 81,920 fp8 instruction elements and the 8,192 of ub/f8_k64_f32; taking the odd chunks
+first breaks 6,662 of them.
+
+**tf32 metadata codes other than 0100/1110** (UB): the H100 gathers B in 16-bit halves (see
+:func:`isa.sparsity.tf32_half_sources`); bit-exact on all 16,384 elements of ub/tf32_k8_f32 and
+ub/tf32_k16_f32 (``ub_policy="hardware"``).
 
 ``status`` says where each row's numbers come from: ``hardware:H100`` where traces/h100 replays
 bit-exact, ``literature`` where they come from published measurements only (the sm_80/89/100/120 rows
