@@ -86,9 +86,10 @@ class Plan:
 
 
 def _flat(layout: layouts.FragmentLayout, transpose: bool = False) -> tuple[np.ndarray, np.ndarray]:
-    """(flat word index ``lane · nregs + reg``, bit shift) of every matrix element, from the layout's inverse."""
+    """(flat word index ``lane · nregs + reg``, bit shift) of every matrix element, from the layout's inverse.
+    The indices are unsigned: numba then skips the negative-index wraparound on every load."""
     t = _owner_table(layout, transpose)
-    return np.ascontiguousarray(t[0] * layout.nregs + t[1]), np.ascontiguousarray(t[2])
+    return np.ascontiguousarray(t[0] * layout.nregs + t[1]).astype(np.uint64), np.ascontiguousarray(t[2])
 
 
 def _decoder(fmt: str, container: bool) -> int:
@@ -125,7 +126,7 @@ def plan(form: MmaSpForm, variant: str, selector: int, arch: str) -> Plan:
     cd = layouts.cd_layout(form)
     dl = layouts.cd_layout(form, "D")
     rows, cols = dl.tables  # (lane, reg, elem) → (m, n)
-    dsrc = np.ascontiguousarray((rows * form.shape.n + cols).reshape(32 * dl.nregs, dl.epr).astype(np.int64))
+    dsrc = np.ascontiguousarray((rows * form.shape.n + cols).reshape(32 * dl.nregs, dl.epr).astype(np.uint64))
     tables = (*_flat(layouts.a_layout(form)), tm, *_flat(layouts.b_layout(form)), *_flat(cd), dsrc)
     masks = np.array([(1 << form.element_bits) - 1, (1 << form.element_bits) - 1,
                       (1 << (16 if form.ctype == "f16" else 32)) - 1], dtype=np.int64)
