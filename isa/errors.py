@@ -85,6 +85,20 @@ class UndefinedBehavior(WarpsimError):
         super().__init__(msg)
 
 
+class LocatedUndefinedBehavior(UndefinedBehavior):
+    """An :class:`UndefinedBehavior` built from its whole message (the location is in it), so that it can be
+    rebuilt from ``e.args`` as the timed engine does (``type(e)(*e.args)``)."""
+
+    def __init__(self, message: str, *, rule: str = "", where: str = "", detail: str = ""):
+        WarpsimError.__init__(self, message)
+        self.rule, self.where, self.detail, self.lane, self.value = rule or message, where, detail, None, None
+
+    @classmethod
+    def at(cls, where: str, rule: str, detail: str = ""):
+        msg = f"undefined behaviour: {rule}" + (f"; {detail}" if detail else "")
+        return cls(f"{where}: {msg}" if where else msg, rule=rule, where=where, detail=detail)
+
+
 class HardwareTrap(WarpsimError):
     """What the GPU would do: the kernel traps (e.g. cudaErrorIllegalInstruction)."""
 

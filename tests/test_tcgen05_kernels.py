@@ -197,5 +197,6 @@ def test_kernel_misuse_is_located():
         @%p1 tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r1], 32;""")
     with pytest.raises(WarpsimError, match=r"mbarrier arrive on an object that is not initialized"):
         _run_ptx("mov.u32 %r1, bar;\ntcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%r1];", block=1)
-    with pytest.raises(WarpsimError, match=r"unsupported instruction 'tcgen05.alloc.cta_group::2.*'.*\.cta_group::2 \(needs the CTA pair"):
+    with pytest.raises(WarpsimError, match=r"^<code>:\d+:\d+ \(tcgen05.alloc.cta_group::2[^)]*\): undefined behaviour: "
+                                           r"tcgen05.alloc.cta_group::2 needs the CTA pair of a cluster.*no clusters"):
         _run_ptx("mov.u32 %r1, base;\ntcgen05.alloc.cta_group::2.sync.aligned.shared::cta.b32 [%r1], 32;")

@@ -25,6 +25,13 @@ class CTA:
     def __init__(self, program, ctaid, nctaid, ntid, launch, quantum: int = 512):
         self.program, self.launch, self.quantum = program, launch, quantum
         self.ctaid, self.nctaid, self.ntid = tuple(ctaid), tuple(nctaid), tuple(ntid)
+        # this CTA's cluster (PTX ISA 2.2.2; a 1x1x1 cluster unless the launch gives cluster dims): rank and
+        # the cluster special registers; the Cluster object holds what its CTAs share (warpsim.cluster)
+        from warpsim.cluster import join
+        self.cluster, self.rank, self.cluster_specials = join(self, launch)
+        # Tensor Memory (sm_100a+): created by the first tcgen05 instruction (tensor_memory()), None before
+        self.tmem = None
+        self._tc_port = None
         self.arch, self.ub_policy = launch.arch, launch.ub_policy
         self.gmem, self.params, self.const = launch.gmem, launch.params, launch.const
         self.global_vars = launch.global_vars
@@ -38,6 +45,27 @@ class CTA:
         self.warps = [Warp(program, w, min(32, n - 32 * w), tid[32 * w: 32 * w + 32], self, launch.clock)
                       for w in range(self.nwarps)]
         self.bars: dict[int, dict] = {}
+
+    # ---------------------------------------------------------------- Tensor Memory and tcgen05
+    def tensor_memory(self):
+        """This CTA's Tensor Memory (warpsim.tmem.Tmem), created on first use."""
+        if self.tmem is None:
+            from warpsim.tmem import Tmem
+            self.tmem = Tmem(cta=self.rank if self.cluster.size > 1 else int(self.ctaid[0]))
+            self.tmem.ctaid, self.tmem.rank_in_cluster = self.ctaid, self.rank
+        return self.tmem
+
+    def tcgen05_port(self, warp):
+        """What ExecContext.tcgen05() gives a warp of this CTA (warpsim.tcgen05_async.Port)."""
+        from warpsim.tcgen05_async import port
+        return port(self, warp)
+
+    def finish(self) -> None:
+        """Every warp has exited: the CTA's async tcgen05 operations complete, and no TMEM may stay
+        allocated (PTX ISA 9.7.16.7.1). The engines call this once per CTA."""
+        if self.tmem is not None or self.cluster.unit is not None:
+            from warpsim.tcgen05_async import finish_cta
+            finish_cta(self)
 
     # ---------------------------------------------------------------- barriers
     def arrive(self, warp: Warp, bar_id: int, count: int | None, wait: bool) -> None:
@@ -64,6 +92,9 @@ class CTA:
         if len(b["arrived"]) >= self._needed(b):
             for w in b["waiting"]:
                 w.blocked = None
+            if self.cluster.unit is not None:  # tcgen05 fences compose with bar.sync (PTX ISA 9.7.16.6.3)
+                self.cluster.unit.thread_sync([(self.rank, i) for i in b["arrived"]],
+                                              [(self.rank, w.warp_id) for w in b["waiting"]])
             del self.bars[bar_id]
 
     # ---------------------------------------------------------------- running
@@ -83,6 +114,7 @@ class CTA:
                         for bar_id in list(self.bars):
                             self._try_release(bar_id)
             if all(w.done for w in self.warps):
+                self.finish()
                 return self.steps
             if max_steps is not None and self.steps > max_steps:
                 raise WarpsimError(f"CTA {self.ctaid}: more than {max_steps} warp instructions; stopped "

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable
 
 from isa.errors import WarpsimError
@@ -24,6 +24,14 @@ class Launch:
     global_vars: dict  # name -> device address of module .global variables
     dynamic_shared: int = 0
     clock: Callable | None = None  # clock(warp) -> int; default: the warp's retired instructions
+    # clusters (PTX ISA 2.2.2): CTAs per cluster; explicit = launched with cluster dims (.reqnctapercluster or
+    # cluster=); warpsim.cluster keeps each cluster's shared state in ``clusters`` (cluster id -> Cluster)
+    cluster_dims: tuple = (1, 1, 1)
+    explicit_cluster: bool = False
+    clusters: dict = field(default_factory=dict)
+    # the timed engine's current cycle (a callable) and tcgen05 timing model; None in the functional engine
+    cycle: Callable | None = None
+    tc_timing: object = None
 
 
 @dataclass
@@ -45,11 +53,18 @@ def dim3(x, what: str) -> tuple[int, int, int]:
 
 
 def run_grid(program, grid, block, launch: Launch, max_steps: int | None = None) -> Stats:
-    """Run every CTA of ``grid`` (x fastest) to completion."""
+    """Run every CTA of ``grid`` (x fastest) to completion; the CTAs of a cluster (launch.cluster_dims) run
+    together, their warps interleaved (warpsim.cluster)."""
     g, b = dim3(grid, "grid"), dim3(block, "block")
     if b[0] * b[1] * b[2] > MAX_THREADS_PER_CTA:
         raise WarpsimError(f"block {b} has {b[0] * b[1] * b[2]} threads; a CTA holds at most {MAX_THREADS_PER_CTA}")
     t0, total, n = time.perf_counter(), 0, 0
+    if launch.cluster_dims != (1, 1, 1):
+        from warpsim.cluster import cluster_ctaids, run_cluster
+        for ids in cluster_ctaids(g, launch.cluster_dims):
+            total += run_cluster([CTA(program, c, g, b, launch) for c in ids], max_steps)
+            n += len(ids)
+        return Stats(total, n, time.perf_counter() - t0)
     for z in range(g[2]):
         for y in range(g[1]):
             for x in range(g[0]):

@@ -4,6 +4,11 @@ Allocation rules (9.7.16.7.1), the warp -> lane-quarter rule of tcgen05.ld/st (9
 access checked against the allocated columns. Placement of an allocation is undocumented; we take
 the lowest free run aligned to its size (an assumption, reference 1.2). Cells are poisoned on
 allocation; ``defined`` tracks which cells were written since.
+
+Two views of the cells: ``cells``/``defined`` are what ``tcgen05.ld`` sees now; ``future``/``fdefined``
+are the cells once every queued asynchronous operation (mma, cp, shift) has completed, which is what the
+next queued operation computes from (they run in issue order, warpsim.tcgen05_async). ``w_op``/``r_op``
+name the last asynchronous operation that wrote / read each cell (-1: none), for hazard checks.
 """
 from __future__ import annotations
 
@@ -39,6 +44,11 @@ class Tmem:
         self.cta = cta
         self.cells = np.full((LANES, COLUMNS), POISON, dtype=np.uint32)
         self.defined = np.zeros((LANES, COLUMNS), dtype=bool)
+        self.future = self.cells.copy()
+        self.fdefined = self.defined.copy()
+        self.w_op = np.full((LANES, COLUMNS), -1, dtype=np.int64)
+        self.r_op = np.full((LANES, COLUMNS), -1, dtype=np.int64)
+        self.alloc_where: dict[int, str] = {}  # first column -> where it was allocated
         self.allocs: dict[int, int] = {}  # first column -> number of columns
         self.relinquished = False
         self.last_ncols: int | None = None
@@ -54,8 +64,15 @@ class Tmem:
             raise TmemAllocError(f"{op}.cta_group::{cta_group} in a kernel whose tcgen05 instructions use "
                                  f".cta_group::{self.cta_group}; all must use the same .cta_group")
 
-    def alloc(self, ncols: int, cta_group: int = 1, smem: np.ndarray | None = None, dst: int = 0) -> int:
-        """tcgen05.alloc: take ``ncols`` columns (all lanes); return the address, also stored at ``smem[dst]``."""
+    def used(self) -> np.ndarray:
+        """(COLUMNS,) bool: allocated columns."""
+        used = np.zeros(COLUMNS, dtype=bool)
+        for c, n in self.allocs.items():
+            used[c:c + n] = True
+        return used
+
+    def check_alloc(self, ncols: int, cta_group: int = 1) -> None:
+        """The rules of tcgen05.alloc that do not depend on where the columns land."""
         op = "tcgen05.alloc"
         self._uniform(op, cta_group)
         if ncols not in (32, 64, 128, 256, 512):
@@ -66,19 +83,30 @@ class Tmem:
         if self.last_ncols is not None and ncols > self.last_ncols:
             raise TmemAllocError(f"{op}: nCols = {ncols} exceeds the earlier allocation's {self.last_ncols}; "
                                  "a CTA's allocation sizes may not increase (PTX ISA 9.7.16.7.1)")
-        used = np.zeros(COLUMNS, dtype=bool)
-        for c, n in self.allocs.items():
-            used[c:c + n] = True
+
+    def alloc(self, ncols: int, cta_group: int = 1, smem: np.ndarray | None = None, dst: int = 0,
+              where: str = "", used: np.ndarray | None = None) -> int:
+        """tcgen05.alloc: take ``ncols`` columns (all lanes); return the address, also stored at ``smem[dst]``.
+        ``used``: columns to treat as taken (a cta_group::2 alloc takes the same columns in both CTAs)."""
+        op = "tcgen05.alloc"
+        self.check_alloc(ncols, cta_group)
+        used = self.used() if used is None else used
         for start in range(0, COLUMNS, ncols):
             if not used[start:start + ncols].any():
                 break
         else:
             raise TmemAllocError(f"{op}: nCols = {ncols} does not fit: {int((~used).sum())} of {COLUMNS} columns "
-                                 f"free (allocated: {self._alloc_list()}); the alloc would block forever")
+                                 f"free (allocated: {self._alloc_list()}); the alloc would block forever "
+                                 "(no other CTA can free columns of this CTA's TMEM)")
         self.allocs[start] = ncols
+        self.alloc_where[start] = where
         self.last_ncols = ncols
-        self.cells[:, start:start + ncols] = POISON
+        for a in (self.cells, self.future):
+            a[:, start:start + ncols] = POISON
         self.defined[:, start:start + ncols] = False
+        self.fdefined[:, start:start + ncols] = False
+        self.w_op[:, start:start + ncols] = -1
+        self.r_op[:, start:start + ncols] = -1
         if smem is not None:
             if not 0 <= dst <= len(smem) - 4 or dst % 4:
                 raise TmemAllocError(f"{op}: destination {dst:#x} is not a 4-aligned address in shared memory")
@@ -96,7 +124,9 @@ class Tmem:
             raise TmemAllocError(f"{op}: nCols = {ncols} but the allocation at column {col} has "
                                  f"{self.allocs[col]} columns; dealloc must free exactly what alloc took")
         del self.allocs[col]
+        self.alloc_where.pop(col, None)
         self.defined[:, col:col + ncols] = False
+        self.fdefined[:, col:col + ncols] = False
 
     def relinquish_alloc_permit(self, cta_group: int = 1) -> None:
         self._uniform("tcgen05.relinquish_alloc_permit", cta_group)
@@ -105,8 +135,12 @@ class Tmem:
     def check_exit(self) -> None:
         """At kernel exit every allocation must have been deallocated (9.7.16.7.1)."""
         if self.allocs:
-            raise TmemAllocError(f"CTA {self.cta} exits with TMEM still allocated: {self._alloc_list()}; "
-                                 "every tcgen05.alloc needs a tcgen05.dealloc before exit")
+            at = "; ".join(f"columns {c}..{c + n - 1} allocated at {self.alloc_where[c]}"
+                           for c, n in sorted(self.allocs.items()) if self.alloc_where.get(c))
+            who = f"CTA {getattr(self, 'ctaid', self.cta)}"
+            raise TmemAllocError(f"{who} exits with TMEM still allocated: {self._alloc_list()}"
+                                 + (f" ({at})" if at else "") + "; all TMEM a CTA allocates must be deallocated "
+                                 "(tcgen05.dealloc) before the CTA exits (PTX ISA 9.7.16.7.1)")
 
     def _alloc_list(self) -> str:
         return ", ".join(f"columns {c}..{c + n - 1}" for c, n in sorted(self.allocs.items())) or "nothing"
@@ -169,8 +203,9 @@ class Tmem:
         regs = np.asarray(regs, dtype=np.uint32).reshape(32, rm.nregs)
         vals = np.stack([regs & 0xFFFF, regs >> 16], axis=-1) if unpack else regs[:, :, None]
         sel = np.ones(32, dtype=bool) if active is None else np.asarray(active, dtype=bool)
-        self.cells[lanes[sel], cols[sel]] = vals[sel]
-        self.defined[lanes[sel], cols[sel]] = True
+        for c, d in ((self.cells, self.defined), (self.future, self.fdefined)):
+            c[lanes[sel], cols[sel]] = vals[sel]
+            d[lanes[sel], cols[sel]] = True
 
     # ------------------------------------------------------------ tcgen05.cp / shift (9.7.16.9)
     # shape -> (source rows, bytes per row, destination lanes of source row r)
@@ -239,12 +274,8 @@ def _decompress(data: np.ndarray, fmt: str) -> np.ndarray:
 
 # ---------------------------------------------------------------- machine side (one CTA's state)
 def cta_tmem(cta) -> Tmem:
-    """The TMEM of ``cta`` (a warpsim.cta.CTA), created on first use. (To move into CTA itself,
-    which should also call ``check_exit`` when its last warp exits.)"""
-    t = getattr(cta, "tmem", None)
-    if t is None:
-        t = cta.tmem = Tmem(cta=int(getattr(cta, "ctaid", (0,))[0]))
-    return t
+    """The TMEM of ``cta`` (a warpsim.cta.CTA), created on first use (``CTA.tensor_memory``)."""
+    return cta.tensor_memory()
 
 
 def cta_smem(cta) -> np.ndarray:

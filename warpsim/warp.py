@@ -70,6 +70,8 @@ class Warp:
                         ("gt", lambda b: (0xFFFFFFFF << (b + 1)) & 0xFFFFFFFF),
                         ("ge", lambda b: (0xFFFFFFFF << b) & 0xFFFFFFFF)):
             s[f"%lanemask_{name}"] = np.array([f(int(b)) for b in lane], np.uint32)
+        for k, v in getattr(self.cta, "cluster_specials", {}).items():  # %cluster_ctarank, %clusterid.x, ...
+            s[k] = u32(v)
         for k, v in s.items():
             v.setflags(write=False)
         self.regs.update(s)
@@ -297,6 +299,11 @@ class Warp:
     def fence(self, kind: str) -> None:
         """membar / fence: no effect on a functional machine that runs one warp at a time; counted."""
         self.fences += 1
+
+    def tcgen05(self):
+        """ExecContext.tcgen05: this warp's port to its CTA's Tensor Memory, the CTA pair and the cluster's
+        asynchronous tensor unit (warpsim.tcgen05_async.Port)."""
+        return self.cta.tcgen05_port(self)
 
     def sleep(self, ns) -> None:
         """nanosleep: nothing to wait for functionally."""

@@ -53,3 +53,8 @@ class ExecContext(Protocol):
     def fence(self, kind: str) -> None: ...  # membar/fence: executed and counted, no functional effect
     def sleep(self, ns: np.ndarray) -> None: ...  # nanosleep
     def undefined(self, rule: str, lanes=None, value=None, detail: str = ""): ...  # raise UndefinedBehavior
+
+    # ----- Blackwell tcgen05 (sm_100a): this warp's port to its CTA's Tensor Memory and shared memory, the CTA
+    # pair of its cluster and the cluster's asynchronous tensor unit (warpsim.tcgen05_async.Port: tmem, smem(),
+    # ctas(cta_group), cluster, unit with advance/run_async/commit/ld_st/wait/fence/check/mbar_*)
+    def tcgen05(self): ...

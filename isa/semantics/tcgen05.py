@@ -1,18 +1,22 @@
 """tcgen05.* (PTX ISA 9.7.16): alloc/dealloc/relinquish, ld/st/wait, cp, shift, mma{.sp}, commit, fence.
 
 The core lives in :mod:`isa.tcgen05` (descriptors, layouts, MMA) and :mod:`warpsim.tmem` (the CTA's
-TMEM). Functional timing: an asynchronous operation (mma, cp, shift, ld, st) completes when it is
-issued, which is one legal order; ``tcgen05.commit`` then arrives on its mbarrier at once, and
-``wait::ld/st`` and the tcgen05 fences have nothing left to wait for.
+TMEM); the machine side is reached through ``ctx.tcgen05()`` (a :class:`warpsim.tcgen05_async.Port`:
+this CTA's TMEM and shared memory, the CTA pair, the cluster's asynchronous tensor unit).
+Asynchrony (9.7.16.6): mma, cp and shift are queued and complete later; ``tcgen05.commit`` arrives on its
+mbarrier when they have; ld/st complete at ``wait::ld``/``wait::st``; the fences order them against
+thread synchronisation. Accesses the program does not order are hazards (warpsim.tcgen05_async).
 Warp-collective forms (alloc, dealloc, relinquish, ld, st) need one uniform operand across the warp;
 single-thread forms (mma, cp, shift, commit) are issued once per active thread, in lane order.
-``cta_group::2`` needs the CTA pair of a cluster, which this machine (one CTA at a time) lacks.
+``cta_group::2`` acts on the CTA pair of a cluster (both CTAs' TMEM and shared memory); alloc, dealloc
+and relinquish_alloc_permit ::2 are executed by one warp in each CTA of the pair, the first blocking until
+the other arrives (Table 46).
 """
 from __future__ import annotations
 
 import numpy as np
 
-from isa.errors import WarpsimError
+from isa.errors import LocatedUndefinedBehavior, WarpsimError
 from isa.ptx.ast import Addr, Imm, Vec
 from isa.semantics.common import bad, decoded, nops, unsupported
 from isa.semantics.registry import semantics
@@ -22,11 +26,6 @@ from isa.tcgen05.tmem_layout import MAX_NUM, SHAPES
 
 SHAPES_CP = ("128x256b", "4x256b", "128x128b", "64x128b", "32x128b")
 _SYNC = ("sync", "aligned")
-
-
-def _machine(ctx):
-    from warpsim.tmem import cta_smem, cta_tmem  # the machine's side: this CTA's TMEM and shared memory
-    return cta_tmem(ctx.cta), cta_smem(ctx.cta)
 
 
 def _located(ctx, e: WarpsimError):
@@ -48,8 +47,6 @@ def _decode(ins):
             rest.remove(m)
     if d["cta_group"] not in (1, 2):
         bad(ins, f".cta_group::{d['cta_group']} is illegal", expected=".cta_group::1 or .cta_group::2")
-    if d["cta_group"] == 2:
-        unsupported(ins, ".cta_group::2 (needs the CTA pair of a cluster; warpsim runs one CTA at a time)")
     if op in ("alloc", "dealloc", "relinquish_alloc_permit"):
         allowed = _SYNC + ("shared::cta", "b32")
         nops(ins, {"alloc": 2, "dealloc": 2, "relinquish_alloc_permit": 0}[op])
@@ -69,10 +66,9 @@ def _decode(ins):
         allowed = _SYNC
         nops(ins, 0)
     elif op == "commit":
-        if "multicast::cluster" in rest:
-            unsupported(ins, ".multicast::cluster")
-        allowed = ("mbarrier::arrive::one", "shared::cluster", "b64")
-        nops(ins, 1)
+        d["multicast"] = "multicast::cluster" in rest
+        allowed = ("mbarrier::arrive::one", "shared::cluster", "multicast::cluster", "b64")
+        nops(ins, 2 if d["multicast"] else 1)
     elif op == "cp":
         shape = [m for m in rest if m in SHAPES_CP]
         mc = [m for m in rest if m.startswith("warpx")]
@@ -121,32 +117,52 @@ def _taddr(ctx, op) -> np.ndarray:
 
 
 @semantics("tcgen05", syntax="tcgen05.{alloc,dealloc,relinquish_alloc_permit,ld,st,wait,cp,shift,mma{.sp},commit,"
-                             "fence}... (PTX ISA 9.7.16; cta_group::1)", timing="tmem",
+                             "fence}... (PTX ISA 9.7.16; cta_group::1 and ::2)", timing="tmem",
            when=lambda ins: bool(ins.mods) and ins.mods[0] not in ("mma", "commit", "cp", "shift"))
 @decoded(_decode)
 def tcgen05_warp(ctx, ins, d):
     op, o = d["op"], ins.operands
+    port = ctx.tcgen05()
+    unit = port.unit
     if op.startswith(("wait::", "fence::")):
+        unit.advance()
+        if op.startswith("wait::"):
+            unit.wait(port, op[6:])
+        else:
+            unit.fence(port, "before" if "before" in op else "after")
         ctx.fence("tcgen05." + op)
         return
-    tmem, _ = _machine(ctx)
     live = getattr(ctx, "live", None)
     if live is not None and (live & ~ctx.active).any():
         ctx.undefined(f"tcgen05.{op}.sync.aligned executed by part of the warp (PTX ISA 9.7.16.8: all threads "
                       "of the warp must execute it)", lanes=live & ~ctx.active)
+    cg = d["cta_group"]
     try:
         if op == "alloc":
             ncols = _uniform(ctx, ctx.read(o[1], "u32"), "nCols")
             sp, dst = ctx.address(o[0], "shared" if "shared::cta" in ins.modset else None)
             if sp == "generic":
                 dst = ctx.cvta(dst, "shared", False)
-            taddr = tmem.alloc(ncols, d["cta_group"])
-            ctx.store("shared", dst, np.full(32, taddr, np.uint32), "b32")
+            dst = _uniform(ctx, dst, "dst")
+            if cg == 1:
+                taddr = port.tmem.alloc(ncols, 1, where=ctx.where())
+                ctx.store("shared", np.full(32, dst, np.uint64), np.full(32, taddr, np.uint32), "b32")
+            else:
+                port.cluster.pair_collective(ctx, "tcgen05.alloc", {"ncols": ncols, "dst": dst, "port": port},
+                                             _alloc2)
         elif op == "dealloc":
-            tmem.dealloc(_uniform(ctx, _taddr(ctx, o[0]), "taddr"), _uniform(ctx, ctx.read(o[1], "u32"), "nCols"),
-                         d["cta_group"])
+            taddr = _uniform(ctx, _taddr(ctx, o[0]), "taddr")
+            ncols = _uniform(ctx, ctx.read(o[1], "u32"), "nCols")
+            if cg == 1:
+                _dealloc(port, port.tmem, taddr, ncols, 1)
+            else:
+                port.cluster.pair_collective(ctx, "tcgen05.dealloc", {"taddr": taddr, "ncols": ncols, "port": port},
+                                             _dealloc2)
         elif op == "relinquish_alloc_permit":
-            tmem.relinquish_alloc_permit(d["cta_group"])
+            if cg == 1:
+                port.tmem.relinquish_alloc_permit(1)
+            else:
+                port.cluster.pair_collective(ctx, "tcgen05.relinquish_alloc_permit", {}, _relinquish2)
         else:
             shape, num, pack = d["shape"], d["num"], d["pack"]
             addr_op = o[1] if op == "ld" else o[0]
@@ -157,12 +173,59 @@ def tcgen05_warp(ctx, ins, d):
             nregs = SHAPES[shape][0] * num
             if not isinstance(regs, Vec) or len(regs.items) != nregs:
                 bad(ins, f"needs a vector of {nregs} registers")
+            tmem = port.tmem
+            name = "tcgen05." + ".".join(ins.mods)
+            _, lanes, cols = tmem._map(f"tcgen05.{op}", ctx.warp_id, taddr, shape, num, pack, imm)
+            if op == "st":
+                lanes, cols = lanes[ctx.active], cols[ctx.active]
+            unit.ld_st(port, op, tmem, lanes.ravel(), cols.ravel(), name)
             if op == "ld":
                 ctx.write_vec(regs, tmem.ld(ctx.warp_id, taddr, shape, num, pack, imm), "b32")
             else:
                 tmem.st(ctx.warp_id, taddr, shape, num, ctx.read_vec(regs, "b32"), pack, imm, active=ctx.active)
     except WarpsimError as e:
         raise _located(ctx, e) from None
+
+
+def _alloc2(first, second):
+    """tcgen05.alloc.cta_group::2: the same columns in both CTAs of the pair; each warp's address lands in its
+    own CTA's shared memory."""
+    if first["ncols"] != second["ncols"]:
+        raise LocatedUndefinedBehavior.at(second["where"], "tcgen05.alloc.cta_group::2: the two warps of the pair ask "
+                                          f"for different nCols ({first['ncols']} at {first['where']}, "
+                                          f"{second['ncols']} here; PTX ISA 9.7.16.7.1)")
+    t0, t1 = first["cta"].tensor_memory(), second["cta"].tensor_memory()
+    for t in (t0, t1):
+        t.check_alloc(first["ncols"], 2)
+    used = t0.used() | t1.used()
+    for e, t in ((first, t0), (second, t1)):
+        t.alloc(e["ncols"], 2, smem=e["port"].smem(e["cta"]), dst=e["dst"], where=e["where"], used=used)
+
+
+def _dealloc(port, tmem, taddr, ncols, cg):
+    lane, col = taddr >> 16 & 0xFFFF, taddr & 0xFFFF
+    if lane == 0 and tmem.allocs.get(col) == ncols:  # what it frees must be finished with (a synchronous op)
+        lanes, cols = np.meshgrid(np.arange(128), np.arange(col, col + ncols), indexing="ij")
+        port.unit.advance()
+        port.unit.check(port, f"tcgen05.dealloc.cta_group::{cg}", [], [(tmem, lanes.ravel(), cols.ravel())],
+                        synchronous=True)
+    tmem.dealloc(taddr, ncols, cg)
+
+
+def _dealloc2(first, second):
+    for e in (first, second):
+        if (e["taddr"], e["ncols"]) != (first["taddr"], first["ncols"]):
+            raise LocatedUndefinedBehavior.at(second["where"], "tcgen05.dealloc.cta_group::2: the two warps of the "
+                                              f"pair free different TMEM (taddr {first['taddr']:#x}, nCols "
+                                              f"{first['ncols']} at {first['where']}; taddr {e['taddr']:#x}, nCols "
+                                              f"{e['ncols']} here)")
+    for e in (first, second):
+        _dealloc(e["port"], e["cta"].tensor_memory(), e["taddr"], e["ncols"], 2)
+
+
+def _relinquish2(first, second):
+    for e in (first, second):
+        e["cta"].tensor_memory().relinquish_alloc_permit(2)
 
 
 def _mma_operands(ctx, ins, d):
@@ -191,39 +254,61 @@ def _mma_operands(ctx, ins, d):
     return out
 
 
-@semantics("tcgen05", syntax="tcgen05.mma{.sp}.cta_group::1.kind{.block_scale{.scale_vec}} [d], a-desc|[a], b-desc, "
+@semantics("tcgen05", syntax="tcgen05.mma{.sp}.cta_group.kind{.block_scale{.scale_vec}} [d], a-desc|[a], b-desc, "
                              "{[sp-meta],} idesc, {[scale-A], [scale-B] | {disable-output-lane}}, enable-input-d "
                              "{, scale-input-d};  tcgen05.{cp,shift,commit} ...", timing="async",
            when=lambda ins: bool(ins.mods) and ins.mods[0] in ("mma", "commit", "cp", "shift"))
 @decoded(_decode)
 def tcgen05_thread(ctx, ins, d):
     op, o = d["op"], ins.operands
-    tmem, smem = _machine(ctx)
-    cta = [mmam.Cta(tmem, smem)]
+    port = ctx.tcgen05()
+    unit, cg = port.unit, d["cta_group"]
+    name = "tcgen05." + ".".join(ins.mods)
     if op == "mma":
         v = _mma_operands(ctx, ins, d)
     elif op == "commit":
-        sp, bar = ctx.address(o[0], "shared")
+        _, bar = ctx.address(o[0], "shared")
+        mask = ctx.read(o[1], "u16") if d["multicast"] else None
     else:
         taddr = _taddr(ctx, o[0])
         sdesc = ctx.read(o[1], "b64") if op == "cp" else None
     for lane in np.flatnonzero(ctx.active):
+        lane = int(lane)
         try:
-            if op == "commit":  # every earlier async op of this thread has completed: arrive now
-                from isa.semantics.mbarrier import arrive_one
-                arrive_one(ctx, int(bar[lane]))
-            elif op == "cp":
-                tmem.cp(int(taddr[lane]), d["shape"], smem, int(sdesc[lane]), d["multicast"], d["cta_group"],
-                        d["decompress"])
+            if op == "commit":
+                if mask is not None:  # the same offset in every CTA of ctaMask
+                    m, off = int(mask[lane]), port.cluster.smem(int(bar[lane]), port.cta, ctx.where())[1]
+                    targets = [(port.cluster.cta(r, ctx.where(), name), off) for r in range(16) if m >> r & 1]
+                else:
+                    targets = [port.cluster.smem(int(bar[lane]), port.cta, ctx.where())]
+                unit.commit(port, lane, targets, ctx.where(), cg)
+                continue
+            ctas = port.ctas(cg, name)
+            tmems = [port.tmem_of(c) for c in ctas]
+            smems = [port.smem(c) for c in ctas]
+            if op == "cp":
+                def run(views, t=int(taddr[lane]), s=int(sdesc[lane])):
+                    for view, sm in zip(views, smems):
+                        view.cp(t, d["shape"], sm, s, d["multicast"], cg, d["decompress"])
+                unit.run_async(port, "cp", lane, {"text": name, "shape": d["shape"]}, cg, tmems, run)
             elif op == "shift":
-                tmem.shift(int(taddr[lane]), d["cta_group"])
+                def run(views, t=int(taddr[lane])):
+                    for view in views:
+                        view.shift(t, cg)
+                unit.run_async(port, "shift", lane, {"text": name}, cg, tmems, run)
             else:
-                desc = idm.decode(int(v["idesc"][lane]), d["kind"], cta_group=d["cta_group"], sparse=d["sparse"])
+                desc = idm.decode(int(v["idesc"][lane]), d["kind"], cta_group=cg, sparse=d["sparse"])
                 get = lambda k: int(v[k][lane]) if k in v else None  # noqa: E731
-                mmam.mma(desc, cta, get("d"), get("b_desc"), a_desc=get("a_desc"), a_tmem=get("a_tmem"),
-                         sp_meta_tmem=get("meta"), enable_input_d=bool(v["enable"][lane]),
-                         disable_output_lane=v["disable"][lane] if "disable" in v else None,
-                         scale_input_d=v.get("scale_input_d", 0), scale_a_tmem=get("scale_a"),
-                         scale_b_tmem=get("scale_b"), scale_vec=d["scale_vec"])
+                info = {"text": name, "acc": get("d"), "m": desc.m, "n": desc.n, "kind": d["kind"],
+                        "sparse": d["sparse"], "ts": "a_tmem" in v, "block_scale": d["block_scale"]}
+
+                def run(views):
+                    mmam.mma(desc, [mmam.Cta(view, sm) for view, sm in zip(views, smems)], get("d"), get("b_desc"),
+                             a_desc=get("a_desc"), a_tmem=get("a_tmem"), sp_meta_tmem=get("meta"),
+                             enable_input_d=bool(v["enable"][lane]),
+                             disable_output_lane=v["disable"][lane] if "disable" in v else None,
+                             scale_input_d=v.get("scale_input_d", 0), scale_a_tmem=get("scale_a"),
+                             scale_b_tmem=get("scale_b"), scale_vec=d["scale_vec"])
+                unit.run_async(port, "mma", lane, info, cg, tmems, run)
         except WarpsimError as e:
             raise _located(ctx, e) from None

@@ -41,9 +41,10 @@ MAX_THREADS_PER_CTA = 1024
 PURE_TIMING = frozenset(("alu", "fma", "mul", "div", "cvt", "special", "branch", "exit", "tensor", "barrier"))
 LOADS = frozenset(("ld", "ldu"))
 _WARP_FIXED = frozenset(("program", "cta", "warp_id", "arch", "ub_policy", "rf", "regs", "local", "clock",
-                         "_ops", "write"))
+                         "_ops", "write", "_tc_port"))
 _CTA_FIXED = frozenset(("program", "launch", "quantum", "ctaid", "nctaid", "ntid", "arch", "ub_policy", "gmem",
-                        "params", "const", "global_vars", "dynamic_shared", "shared", "nwarps", "warps", "tmem"))
+                        "params", "const", "global_vars", "dynamic_shared", "shared", "nwarps", "warps", "tmem",
+                        "cluster", "rank", "cluster_specials", "_tc_port"))
 
 
 class DebugError(WarpsimError):
@@ -468,7 +469,9 @@ class Session:
             memory = {"shared": cta.shared.buf.copy(), "params": cta.params.buf.copy(),
                       "local": w.local.buf.copy(),
                       "global": [r[2].copy() for r in self.launch.gmem.regions],
-                      "tmem": copy.deepcopy(vars(cta)["tmem"]) if "tmem" in vars(cta) else _ABSENT}
+                      "tmem": copy.deepcopy(vars(cta)["tmem"]) if "tmem" in vars(cta) else _ABSENT,
+                      "tcunit": cta.cluster.unit.state() if getattr(cta, "cluster", None) and cta.cluster.unit
+                      else _ABSENT}
         session = {"focus_warp": self.focus_warp, "focus_lane": self.focus_lane, "_autofocus": self._autofocus,
                    "_rr": list(self._rr),
                    "last_mma": dict(self.last_mma), "finished": self.finished, "started": self.started,
@@ -503,6 +506,13 @@ class Session:
                 d.pop("tmem", None)
             else:
                 d["tmem"] = copy.deepcopy(m["tmem"])
+            if m.get("tcunit", _ABSENT) is _ABSENT:  # the cluster's asynchronous tcgen05 state (warpsim.tcgen05_async)
+                cta.cluster.unit = None
+            else:
+                if cta.cluster.unit is None:
+                    from warpsim.tcgen05_async import TensorUnit
+                    cta.cluster.unit = TensorUnit(cta.cluster, cta.launch)
+                cta.cluster.unit.set_state(m["tcunit"])
         for k, v in snap.session.items():
             setattr(self, k, _clone(v) if k == "_rr" else v)
         self.last_mma = dict(snap.session["last_mma"])
@@ -962,8 +972,9 @@ class Session:
             d = {k: v for k, v in vars(w).items() if k not in _WARP_FIXED}
             warps.append((freeze(d), freeze(dict(w.regs)), freeze(w.local.buf)))
         cta_d = {k: v for k, v in vars(cta).items() if k not in _CTA_FIXED}
+        unit = cta.cluster.unit
         mem = (freeze(cta.shared.buf), freeze(cta.params.buf), tuple(freeze(r[2]) for r in self.launch.gmem.regions),
-               freeze(vars(cta).get("tmem")))
+               freeze(vars(cta).get("tmem")), unit.image() if unit is not None else None)
         where = (self.focus_warp, self.focus_lane, self._autofocus) if focus else ()
         sess = (self.cta_index, where, tuple(self._rr), self.finished,
                 tuple(sorted((k, v.pc, freeze(v.a), freeze(v.d)) for k, v in self.last_mma.items())))
