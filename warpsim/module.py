@@ -76,8 +76,29 @@ class Kernel:
     def signature(self) -> str:
         return ", ".join(f"{p.name} .{p.type}" + "".join(f"[{d}]" for d in p.dims) for p in self.program.fn.params)
 
-    def __call__(self, grid, block, args, shared_mem: int = 0, *, clock=None, max_steps: int | None = None) -> Stats:
-        launch, mapped = self.prepare(args, shared_mem, clock=clock)
+    def cluster_dims(self, cluster=None) -> tuple | None:
+        """The cluster dims of a launch: ``cluster`` if given, else the kernel's ``.reqnctapercluster`` (checked
+        against each other), else None (no clusters: each CTA is an implicit 1x1x1 cluster)."""
+        from warpsim.engine import dim3
+        req = None
+        for d in self.program.fn.directives:
+            if d.startswith(".reqnctapercluster"):
+                req = dim3(tuple(int(v) for v in d.split(None, 1)[1].split(",")), ".reqnctapercluster")
+        if cluster is None:
+            return req
+        c = dim3(cluster, "cluster")
+        if req is not None and c != req:
+            raise ArgumentError(f"kernel '{self.name}' declares .reqnctapercluster {', '.join(map(str, req))}; "
+                                f"cannot launch it with cluster={c}")
+        if c[0] * c[1] * c[2] > 16:
+            raise ArgumentError(f"cluster {c} has {c[0] * c[1] * c[2]} CTAs; at most 16 (non-portable size) per cluster")
+        return c
+
+    def __call__(self, grid, block, args, shared_mem: int = 0, *, clock=None, max_steps: int | None = None,
+                 cluster=None) -> Stats:
+        """Launch on ``grid`` x ``block``; ``cluster``: CTAs per cluster (dims), as cudaLaunchKernelEx's cluster
+        dimension attribute; kernels that declare ``.reqnctapercluster`` are launched in clusters anyway."""
+        launch, mapped = self.prepare(args, shared_mem, clock=clock, cluster=cluster)
         if self.mod.timing and clock is None:
             from warpsim.timing.model import run_grid_timed
             stats, self.last_timeline = run_grid_timed(self.program, grid, block, launch, self.mod.timing_params,
@@ -89,7 +110,7 @@ class Kernel:
         self.last_stats = stats
         return stats
 
-    def prepare(self, args, shared_mem: int = 0, *, clock=None) -> tuple[Launch, dict]:
+    def prepare(self, args, shared_mem: int = 0, *, clock=None, cluster=None) -> tuple[Launch, dict]:
         """Check and pack ``args`` into fresh device memory: ``(launch, mapped)``, where ``mapped`` holds the
         numpy arrays passed by pointer and their device addresses (for :meth:`write_back`). The debugger
         builds its CTAs from this; ``__call__`` is prepare + run_grid + write_back."""
@@ -109,6 +130,9 @@ class Kernel:
                                                                           buf.tobytes()),
                         Flat(self.program.const_bytes, "const bank", _const_image(self.program)),
                         _alloc_globals(self.program, gmem), int(shared_mem), clock)
+        dims = self.cluster_dims(cluster)
+        if dims is not None:
+            launch.cluster_dims, launch.explicit_cluster = dims, True
         return launch, mapped
 
     @staticmethod

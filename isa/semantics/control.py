@@ -65,7 +65,7 @@ def _bar(ctx, ins, wait):
 
 semantics("bar", syntax="bar{.cta}.sync a{, b};  bar{.cta}.arrive a, b;", timing="barrier")(_bar)
 semantics("barrier", syntax="barrier{.cta}.sync{.aligned} a{, b};  barrier{.cta}.arrive{.aligned} a, b;",
-          timing="barrier")(_bar)
+          timing="barrier", when=lambda ins: "cluster" not in ins.mods)(_bar)  # barrier.cluster: semantics/cluster.py
 
 
 def _decode_end(ins):

@@ -112,6 +112,8 @@ class TimedEngine:
         self.scope = {u: v.get("scope", "sp") for u, v in params.units.items()}
         if launch.clock is None:
             launch.clock = lambda warp: int(self.now_issue)
+        from warpsim.timing.tcgen05 import attach
+        attach(self)  # tcgen05: queued operations complete at B200 cycles (warpsim.timing.tcgen05)
 
     # ------------------------------------------------------------------ grid
     def run_grid(self, grid, block) -> Stats:
@@ -146,6 +148,7 @@ class TimedEngine:
                 sp.t_issue = start
                 sp.proc = self.env.process(self._scheduler(sp, state))
             yield simpy.AllOf(self.env, [sp.proc for sp in live])
+            cta.finish()  # queued tcgen05 operations complete; no TMEM may stay allocated
             self.tl.cycles = max(self.tl.cycles, self.env.now)
 
     # ------------------------------------------------------------------ one sub-partition
@@ -343,6 +346,9 @@ def run_grid_timed(program, grid, block, launch, params=None, max_steps=None, re
     if params is None:
         from warpsim.timing.params import params_for
         params = params_for(launch.arch)
-    eng = TimedEngine(program, launch, params, record, max_steps)
+    cls = TimedEngine
+    if launch.cluster_dims != (1, 1, 1):  # the CTAs of a cluster run together (warpsim.timing.tcgen05)
+        from warpsim.timing.tcgen05 import ClusterTimedEngine as cls
+    eng = cls(program, launch, params, record, max_steps)
     stats = eng.run_grid(grid, block)
     return stats, eng.tl

@@ -5,8 +5,11 @@ per SM for every tcgen05 kind; SemiAnalysis B200 single-instruction timing (§5.
 initiation interval N/2 and latency N/2 + 104 (SS: N/2 + 136); `.sp` assumed at the dense II (§5.3, an
 inference, unmeasured). Warp-level mma/mma.sp on these parts is taken as on sm_90 (no measurement
 found); TMEM miss latency ~420 cycles vs ~1000 for Hopper global (§3, third-party review).
-The tcgen05 ops are modelled by the `async`/`tmem` classes: one issue slot each, latency N/2 + 104 at
-N = 128 (168 cycles) for tcgen05.mma (class async) and ~30 for tcgen05.ld/st (class tmem).
+The tcgen05 ops take one issue slot each (classes `async`/`tmem`); when a queued tcgen05.mma/cp/shift
+*completes* (and so when its tcgen05.commit arrives on the mbarrier) is modelled by the tensor unit with the
+B200 figures of warpsim/timing/params_tcgen05.py. The `async` class latency is therefore what an mbarrier
+poll (try_wait/test_wait, also class async) takes to give its predicate, as on sm_90 (30, assumed), and
+~30 for tcgen05.ld/st (class tmem).
 """
 from warpsim.timing.params_sm90 import TABLE as _SM90
 
@@ -16,7 +19,7 @@ TABLE = {
     "clock_mhz": 1860.0,
     "issue": dict(_SM90["issue"], sms=148),
     "units": dict(_SM90["units"]),
-    "classes": dict(_SM90["classes"], **{"async": {"unit": "mio", "latency": 168.0},
+    "classes": dict(_SM90["classes"], **{"async": {"unit": "mio", "latency": 30.0},
                                           "tmem": {"unit": "mio", "latency": 30.0}}),
     "tensor": {k: dict(v) for k, v in _SM90["tensor"].items()},
     "emulated": {},
