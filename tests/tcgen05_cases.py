@@ -399,9 +399,10 @@ def build(c: Case, seed: int):
                 timg[:, meta_base:meta_base + 8] = meta
         tinit_cols = 0
         if c.sparse and c.meta_via == "st":
-            tinit_cols = meta_base + 8
+            tinit_cols = _align(meta_base + 8, 32)
         elif c.d_init:
-            tinit_cols = meta_base
+            tinit_cols = _align(meta_base, 32)
+        timg = np.pad(timg, ((0, 0), (0, max(0, tinit_cols - timg.shape[1]))))
         sf_off = meta_off + 2048 * meta_cp
         sf_cp = 0
         if kind in BLOCK_SCALED:

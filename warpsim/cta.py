@@ -108,6 +108,8 @@ class CTA:
                 while k < quantum and not w.done and w.blocked is None:
                     w.step()
                     k += 1
+                    if w.__dict__.pop("spinning", False):  # a failed mbarrier poll: let the others run
+                        break
                 if k:
                     progressed = True
                     if w.done:

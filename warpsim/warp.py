@@ -305,6 +305,11 @@ class Warp:
         asynchronous tensor unit (warpsim.tcgen05_async.Port)."""
         return self.cta.tcgen05_port(self)
 
+    def spin_wait(self) -> None:
+        """ExecContext.spin_wait: this warp polls for something other warps or the async units will do
+        (mbarrier.try_wait false); the functional CTA/cluster scheduler moves on to the next warp."""
+        self.spinning = True
+
     def sleep(self, ns) -> None:
         """nanosleep: nothing to wait for functionally."""
 

@@ -52,6 +52,7 @@ class ExecContext(Protocol):
     def symbol(self, name: str) -> tuple[str, int] | None: ...  # (space, address) of a variable or param
     def fence(self, kind: str) -> None: ...  # membar/fence: executed and counted, no functional effect
     def sleep(self, ns: np.ndarray) -> None: ...  # nanosleep
+    def spin_wait(self) -> None: ...  # a poll that failed (mbarrier.try_wait false): a scheduling hint
     def undefined(self, rule: str, lanes=None, value=None, detail: str = ""): ...  # raise UndefinedBehavior
 
     # ----- Blackwell tcgen05 (sm_100a): this warp's port to its CTA's Tensor Memory and shared memory, the CTA

@@ -121,5 +121,7 @@ def mbarrier(ctx, ins, d):
         want = (ctx.read(o[2], "b64") >> np.uint64(63)).astype(bool)  # the phase of that arrive's state
     done = phase != want
     ctx.write(o[0], done, "pred")
+    if not (done | ~ctx.active).all() and hasattr(ctx, "spin_wait"):
+        ctx.spin_wait()  # not yet: a functional scheduler may run the other warps first
     for a, p in {(int(addr[i]), int(want[i])) for i in np.flatnonzero(ctx.active & done)}:
         port.unit.mbar_acquire(port, port.cta.rank, a, p)  # the waiter learns what that phase's arrivals carried

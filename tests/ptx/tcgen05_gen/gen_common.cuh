@@ -13,7 +13,7 @@
 #define P_DUMP_COLS 4    // TMEM columns each lane dumps to out (multiple of 32)
 #define P_OUT_OFF 5      // offset of this CTA's dump in out, words
 #define P_TINIT_OFF 6    // offset of this CTA's TMEM initial image in tinit, words (lane-major)
-#define P_TINIT_COLS 7   // columns 0 .. TINIT_COLS-1 written with tcgen05.st before the MMAs (0: none)
+#define P_TINIT_COLS 7   // columns 0 .. TINIT_COLS-1 (multiple of 32) written with tcgen05.st first (0: none)
 #define P_META_CP 8      // number of tcgen05.cp.128x128b of sparse metadata
 #define P_META_OFF 9     // shared-memory offset (in the image) of the first metadata staging tile (2 KiB each)
 #define P_META_COL 10    // TMEM column of the first metadata cp (4 columns each)
@@ -72,14 +72,20 @@ __device__ __forceinline__ void copy_to_smem(uint8_t* dst, const uint8_t* src, u
   for (uint32_t i = threadIdx.x * 16; i < n; i += blockDim.x * 16)
     *reinterpret_cast<uint4*>(dst + i) = *reinterpret_cast<const uint4*>(src + i);
 }
-// Warp w writes TMEM lanes 32w..32w+31, columns 0..ncols-1, from img[lane][ncols] (ncols multiple of 8).
+// Warp w writes TMEM lanes 32w..32w+31, columns 0..ncols-1, from img[lane][ncols] (ncols multiple of 32).
 __device__ __forceinline__ void tmem_init(uint32_t taddr, const uint32_t* img, uint32_t ncols) {
   const uint32_t w = threadIdx.x / 32, lane = threadIdx.x % 32;
-  const uint32_t* row = img + (32 * w + lane) * ncols;
-  for (uint32_t c = 0; c < ncols; c += 8) {
-    asm volatile("tcgen05.st.sync.aligned.32x32b.x8.b32 [%0], {%1, %2, %3, %4, %5, %6, %7, %8};"
-                 :: "r"(taddr + ((32 * w) << 16) + c), "r"(row[c]), "r"(row[c + 1]), "r"(row[c + 2]), "r"(row[c + 3]),
-                    "r"(row[c + 4]), "r"(row[c + 5]), "r"(row[c + 6]), "r"(row[c + 7]));
+  const uint4* row = reinterpret_cast<const uint4*>(img + (32 * w + lane) * ncols);
+  for (uint32_t c = 0; c < ncols; c += 32) {
+    uint4 v[8];
+    for (int i = 0; i < 8; ++i) v[i] = row[c / 4 + i];
+    asm volatile("tcgen05.st.sync.aligned.32x32b.x32.b32 [%0], {%1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, "
+                 "%13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32};"
+                 :: "r"(taddr + ((32 * w) << 16) + c), "r"(v[0].x), "r"(v[0].y), "r"(v[0].z), "r"(v[0].w),
+                    "r"(v[1].x), "r"(v[1].y), "r"(v[1].z), "r"(v[1].w), "r"(v[2].x), "r"(v[2].y), "r"(v[2].z),
+                    "r"(v[2].w), "r"(v[3].x), "r"(v[3].y), "r"(v[3].z), "r"(v[3].w), "r"(v[4].x), "r"(v[4].y),
+                    "r"(v[4].z), "r"(v[4].w), "r"(v[5].x), "r"(v[5].y), "r"(v[5].z), "r"(v[5].w), "r"(v[6].x),
+                    "r"(v[6].y), "r"(v[6].z), "r"(v[6].w), "r"(v[7].x), "r"(v[7].y), "r"(v[7].z), "r"(v[7].w));
   }
   wait_st();
 }
