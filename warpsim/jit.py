@@ -17,7 +17,8 @@ from isa.numerics.rounding import ABS_MASK, EXP_MASK, as_float64, as_int64, f32_
 
 PAT_2_4, PAT_1_2, PAT_4_8, PAT_DENSE = 0, 1, 2, 3
 DEC_LUT, DEC_F16, DEC_BF16, DEC_F32, DEC_S32 = 0, 1, 2, 3, 4
-TF32_LOW = np.int64(0x1FFF)  # tf32: the low 13 bits of the register are ignored [HW]
+TF32_LOW = np.int64(0x1FFF)
+F32_EMIN_POW = 2.0 ** -126  # tf32: the low 13 bits of the register are ignored [HW]
 
 
 @njit(cache=True, inline="always", error_model="numpy")
@@ -217,11 +218,11 @@ def mma_batch(a2, b2, c2, e, fa, sa, tm, fb, sb, fc, sc, dsrc,
                 _sum8(aval, apow, kcol, m * kh, js_even, n_even, bkn, bpk, zeros, zpow, 0, scale, OUT_F32, val, emx,
                       row2, 0)
                 for n in range(n_cols):
-                    acc[0, n] = decode_out(row2[n], OUT_F32)
-                    accp[0, n] = out_pow(row2[n], OUT_F32)
+                    acc[0, n] = np.float64(uint32_as_f32(row2[n]))  # exact, specials included
+                    accp[0, n] = pow2_of(acc[0, n], F32_EMIN_POW)
                 _sum8(aval, apow, kcol, m * kh, js_odd, n_odd, bkn, bpk, acc, accp, 0, scale, OUT_F32, val, emx, row2, 0)
                 for n in range(n_cols):
-                    row_bits[n] = f32_rn_add(cval[m, n], decode_out(row2[n], OUT_F32))
+                    row_bits[n] = f32_rn_add(cval[m, n], np.float64(uint32_as_f32(row2[n])))
             elif group > 0:
                 for n in range(n_cols):
                     acc[0, n], accp[0, n] = cval[m, n], cpw[m, n]

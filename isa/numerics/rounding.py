@@ -97,7 +97,7 @@ def f16_rne(x):
     return sign | np.uint16(r)
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, inline="always", error_model="numpy")
 def f32_rn_add(x, y):
     """IEEE f32 addition, round to nearest even, subnormals kept (the SASS ``FADD``); canonical NaN.
     ``x`` and ``y`` are f32 values held in float64. Returns f32 bits."""
