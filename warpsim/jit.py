@@ -220,7 +220,8 @@ def mma_batch(a2, b2, c2, e, fa, sa, tm, fb, sb, fc, sc, dsrc,
                 for n in range(n_cols):
                     acc[0, n] = np.float64(uint32_as_f32(row2[n]))  # exact, specials included
                     accp[0, n] = pow2_of(acc[0, n], F32_EMIN_POW)
-                _sum8(aval, apow, kcol, m * kh, js_odd, n_odd, bkn, bpk, acc, accp, 0, scale, OUT_F32, val, emx, row2, 0)
+                _sum8(aval, apow, kcol, m * kh, js_odd, n_odd, bkn, bpk, acc, accp, 0, scale, OUT_F32, val, emx,
+                      row2, 0)
                 for n in range(n_cols):
                     row_bits[n] = f32_rn_add(cval[m, n], np.float64(uint32_as_f32(row2[n])))
             elif group > 0:

@@ -204,7 +204,8 @@ def report_full(groups, fn=h100, **kw):
         t[1] += good.size
         if t[2] is None and not good.all():
             idx = tuple(np.argwhere(~good)[0])
-            t[2] = f"{g.name} inst {idx[0]} D[{idx[1]}][{idx[2]}] got 0x{int(got[idx]):08x} want 0x{int(g.d_bits[idx]):08x}"
+            t[2] = (f"{g.name} inst {idx[0]} D[{idx[1]}][{idx[2]}] got 0x{int(got[idx]):08x} "
+                    f"want 0x{int(g.d_bits[idx]):08x}")
     for k, v in tot.items():
         print(f"  {k:28} {100*v[0]/v[1]:8.3f}%  ({v[1]-v[0]} bad)  {v[2] or ''}")
     return tot
@@ -283,7 +284,8 @@ def main():
             return np.where(x == 0, EMIN[fmt] if value is None else value, e)
         return f
 
-    for name, fn in (("subnormal inputs at their own exponent", unclipped), ("zero operands at -126 (MMA-Sim)", zero_at(-126)),
+    for name, fn in (("subnormal inputs at their own exponent", unclipped),
+                     ("zero operands at -126 (MMA-Sim)", zero_at(-126)),
                      ("zero operands at the format's emin", zero_at(None))):
         exps = fn
         bad = 0
