@@ -20,12 +20,13 @@ from collections import deque
 import numpy as np
 
 from isa.errors import LocatedUndefinedBehavior, WarpsimError
+from warpsim.cta import BarrierDeadlock
 
 RANK_SHIFT = 24
 SMEM_MASK = (1 << RANK_SHIFT) - 1
 
 
-class ClusterDeadlock(WarpsimError):
+class ClusterDeadlock(BarrierDeadlock):
     """Every live warp of a cluster waits for something that can no longer happen."""
 
 
@@ -171,6 +172,9 @@ class Cluster:
             for e in q:
                 lines.append(f"  {op}.cta_group::2 at {e['where']}: warp {e['warp'].warp_id} of CTA rank {rank} waits "
                              f"for a warp of its peer CTA (rank {rank ^ 1}) to execute the same instruction")
+        if any(self.rendezvous.values()):
+            lines.append("  (the first warp of a cta_group::2 alloc/dealloc/relinquish_alloc_permit blocks until the "
+                         "peer CTA's warp executes it too: PTX ISA 9.7.16.5, Tables 46 and 48)")
         done = [(c.rank, w.warp_id) for c in self.ctas.values() for w in c.warps if w.done]
         if done:
             lines.append(f"  exited (CTA rank, warp): {done}")

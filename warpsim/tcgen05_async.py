@@ -47,7 +47,7 @@ from collections import deque
 
 import numpy as np
 
-from isa.errors import LocatedUndefinedBehavior
+from isa.errors import LocatedUndefinedBehavior, WarpsimError
 
 FUNCTIONAL_LATENCY = 48  # warp instructions (whole cluster) from an operation's start to its completion
 FUNCTIONAL_II = 8  # warp instructions between the starts of two operations on one CTA's tensor pipe
@@ -295,7 +295,8 @@ class TensorUnit:
             self.tmem(r).w_op[lanes, cols] = op.index
 
     # ------------------------------------------------------------------ hazards
-    def check(self, port, what: str, reads, writes, new: Op | None = None, synchronous: bool = False) -> None:
+    def check(self, port, what: str, reads, writes, new: Op | None = None, synchronous: bool = False,
+              verb: str = "writes") -> None:
         """Raise (ub_policy 'error') if an access of ``port``'s warp conflicts with an operation it does not
         know complete. ``reads``/``writes``: lists of (tmem, lanes, cols[, values])."""
         if self.policy != "error":
@@ -318,7 +319,7 @@ class TensorUnit:
                     if new is not None and _pipelined(o, new) and (o.warp == port.key
                                                                   or k.act.ordered.get(o.issuer, -1) >= o.seq):
                         continue
-                    self._hazard(port, what, o, t, lanes, cols, write, new, synchronous)
+                    self._hazard(port, what, o, t, lanes, cols, write, new, synchronous, verb)
 
     @staticmethod
     def _known_complete(k: Knowledge, o: Op, synchronous: bool) -> bool:
@@ -326,14 +327,14 @@ class TensorUnit:
             return True
         return synchronous and k.sync.done.get(o.issuer, -1) >= o.seq
 
-    def _hazard(self, port, what, o: Op, t, lanes, cols, write, new, synchronous):
+    def _hazard(self, port, what, o: Op, t, lanes, cols, write, new, synchronous, verb="writes"):
         k = port.k
         sel = (t.w_op[lanes, cols] == o.index) | (t.r_op[lanes, cols] == o.index)
         ls, cs = np.asarray(lanes)[sel], np.asarray(cols)[sel]
         cta = f" of CTA rank {t.rank_in_cluster}" if self.cluster.size > 1 else ""
         cells = f"TMEM lanes {_span(ls)}, columns {_span(cs)}{cta}"
         used = "writes" if (t.w_op[ls, cs] == o.index).any() else "reads"
-        me = f"{what} {'writes' if write else 'reads'} {cells}, which {o.text} (at {o.where}) {used}"
+        me = f"{what} {verb if write else 'reads'} {cells}, which {o.text} (at {o.where}) {used}"
         by = f"issued by thread {o.issuer[2]} of warp {o.issuer[1]}" if isinstance(o.issuer[2], (int, np.integer)) \
             else f"issued by warp {o.issuer[1]}"
         if self.cluster.size > 1:
@@ -567,5 +568,10 @@ def finish_cta(cta) -> None:
     unit = cta.cluster.unit
     if unit is not None:
         unit.finish(cta)
-    if cta.tmem is not None:
-        cta.tmem.check_exit()
+    if cta.tmem is not None and cta.tmem.allocs:
+        exits = sorted({w.where() for w in cta.warps})
+        try:
+            cta.tmem.check_exit()
+        except WarpsimError as e:
+            e.args = (f"{e} [its warps ended at: {'; '.join(exits)}]",)
+            raise

@@ -208,7 +208,7 @@ def _dealloc(port, tmem, taddr, ncols, cg):
         lanes, cols = np.meshgrid(np.arange(128), np.arange(col, col + ncols), indexing="ij")
         port.unit.advance()
         port.unit.check(port, f"tcgen05.dealloc.cta_group::{cg}", [], [(tmem, lanes.ravel(), cols.ravel())],
-                        synchronous=True)
+                        synchronous=True, verb="frees")
     tmem.dealloc(taddr, ncols, cg)
 
 
