@@ -48,12 +48,17 @@ def format_table(records) -> str:
 
 
 def extra_families():
-    """Other instruction families contribute their rows here (tcgen05 registers itself if present)."""
-    try:
-        from isa.tcgen05 import forms_listing  # type: ignore[attr-defined]
-    except Exception:  # the family is optional in this build
+    """Other instruction families contribute their rows here (tcgen05 registers itself if present).
+
+    Only the family's absence is tolerated (no ``isa.tcgen05`` package, or no ``forms_listing`` in it): an error
+    while importing it or while listing propagates."""
+    import importlib
+    import importlib.util
+
+    if importlib.util.find_spec("isa.tcgen05") is None:
         return []
-    return list(forms_listing())
+    listing = getattr(importlib.import_module("isa.tcgen05"), "forms_listing", None)
+    return [] if listing is None else list(listing())
 
 
 def run(args) -> int:
@@ -62,9 +67,18 @@ def run(args) -> int:
     if args.json:
         print(json.dumps({"mma.sp": records, "other": extra}, indent=1))
         return 0
-    print(format_table(records))
+    if records or not extra:
+        print(format_table(records))
+    if extra:
+        print(f"\n{'tcgen05 form':48} {'N':28} {'K':>3} {'layout':6} status")
     for r in extra:
-        print(f"{r['form']:46} {r.get('status', 'spec-only')}")
+        n = str(r.get("n", ""))
+        print(f"{r['form']:48} {n if len(n) <= 28 else n[:25] + '...':28} {r.get('k', ''):>3} "
+              f"{r.get('datapath_layout', ''):6} {r.get('status', 'spec-only')}")
+    if extra:
+        n_spec = sum(r.get("status", "").startswith("spec-verified") for r in extra)
+        print(f"\n{len(extra)} tcgen05.mma forms ({n_spec} spec-verified, none hardware-verified: no Blackwell GPU "
+              "here; numerics are a literature model)")
     return 0
 
 
