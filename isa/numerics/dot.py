@@ -156,11 +156,10 @@ def _sum8(typingctx, av, ap, kc, aoff, js, nj, bkn, bpk, cv, cp, coff, scale, ou
             return cgutils.get_or_insert_function(builder.module, ir.FunctionType(_V8, [_V8]), name)
 
         trunc, roundeven = unary("llvm.trunc.v8f64"), unary("llvm.roundeven.v8f64")
-        # pass 1: the products (kept), the largest alignment power, the plain sum, whether any term is non-zero
+        # pass 1: the products (kept), the largest alignment power, whether any term is non-zero
         prods = cgutils.alloca_once(builder, _V8, size=_MAX_TERMS)
         crow = vload(pc)
         e_ptr = cgutils.alloca_once_value(builder, vload(pcp))
-        n_ptr = cgutils.alloca_once_value(builder, crow)
         z_ptr = cgutils.alloca_once_value(builder, builder.fcmp_unordered("!=", crow, fc(0.0)))
         with cgutils.for_range(builder, count) as loop:
             j = builder.load(builder.gep(pjs, [loop.index]))
@@ -170,15 +169,29 @@ def _sum8(typingctx, av, ap, kc, aoff, js, nj, bkn, bpk, cv, cp, coff, scale, ou
             x = builder.fmul(splat(builder.load(builder.gep(pap, [j]))), vload(pbp, row))
             e = builder.load(e_ptr)
             builder.store(sel(builder.fcmp_ordered(">", x, e), x, e), e_ptr)
-            builder.store(builder.fadd(builder.load(n_ptr), p), n_ptr)
             builder.store(builder.or_(builder.load(z_ptr), builder.fcmp_unordered("!=", p, fc(0.0))), z_ptr)
         e = builder.load(e_ptr)
         inv = builder.fdiv(splat(scale_), e)
-        # pass 2: the cut terms, summed exactly
-        s_ptr = cgutils.alloca_once_value(builder, builder.call(trunc, [builder.fmul(crow, inv)]))
-        with cgutils.for_range(builder, count) as loop:
-            p = builder.load(builder.gep(prods, [loop.index]))
-            builder.store(builder.fadd(builder.load(s_ptr), builder.call(trunc, [builder.fmul(p, inv)])), s_ptr)
+        # pass 2: the cut terms (summed exactly: any order) and the plain sum (only its NaN/Inf and the sign of an
+        # all-zero sum are used: any order), two chains each to halve the add latency
+        s_ptr = [cgutils.alloca_once_value(builder, builder.call(trunc, [builder.fmul(crow, inv)])),
+                 cgutils.alloca_once_value(builder, fc(0.0))]
+        n_ptr = [cgutils.alloca_once_value(builder, crow), cgutils.alloca_once_value(builder, fc(-0.0))]
+
+        def term(idx, k):
+            p = builder.load(builder.gep(prods, [idx]))
+            builder.store(builder.fadd(builder.load(s_ptr[k]), builder.call(trunc, [builder.fmul(p, inv)])), s_ptr[k])
+            builder.store(builder.fadd(builder.load(n_ptr[k]), p), n_ptr[k])
+
+        one = ir.Constant(count.type, 1)
+        with cgutils.for_range(builder, builder.lshr(count, one)) as loop:
+            two_t = builder.shl(loop.index, one)
+            term(two_t, 0)
+            term(builder.add(two_t, one), 1)
+        with builder.if_then(builder.icmp_unsigned("!=", builder.and_(count, one), ir.Constant(count.type, 0))):
+            term(builder.sub(count, one), 0)
+        s_ptr = cgutils.alloca_once_value(builder, builder.fadd(builder.load(s_ptr[0]), builder.load(s_ptr[1])))
+        n_ptr = cgutils.alloca_once_value(builder, builder.fadd(builder.load(n_ptr[0]), builder.load(n_ptr[1])))
         s = builder.load(s_ptr)
         v = builder.fdiv(s, inv)
         builder.store(v, builder.bitcast(pval, v8p), align=8)
