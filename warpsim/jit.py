@@ -12,7 +12,7 @@ import math
 import numpy as np
 from numba import njit
 
-from isa.numerics.dot import OUT_F32, ZERO_POW, _sum8, decode_out, finish_row, fused_terms, out_pow, pow2_of
+from isa.numerics.dot import _MAX_TERMS, OUT_F32, ZERO_POW, _sum8, decode_out, finish_row, fused_terms, out_pow, pow2_of
 from isa.numerics.rounding import ABS_MASK, EXP_MASK, as_float64, as_int64, f32_rn_add, uint32_as_f32
 
 PAT_2_4, PAT_1_2, PAT_4_8, PAT_DENSE = 0, 1, 2, 3
@@ -143,6 +143,8 @@ def mma_batch(a2, b2, c2, e, fa, sa, tm, fb, sb, fc, sc, dsrc,
     n_inst = a2.shape[0]
     m_rows, n_cols = fc.shape
     kh = fa.shape[1]
+    if kh > _MAX_TERMS or n_cols != 8:
+        raise ValueError("mma_batch: the row kernel takes N = 8 and at most _MAX_TERMS stored values a row")
     nchunks = tm.shape[2]
     aval, apow = np.empty((m_rows, kh)), np.empty((m_rows, kh))
     kcol = np.empty((m_rows, kh), dtype=np.int64)
