@@ -17,8 +17,8 @@ from isa.numerics.rounding import ABS_MASK, EXP_MASK, as_float64, as_int64, f32_
 
 PAT_2_4, PAT_1_2, PAT_4_8, PAT_DENSE = 0, 1, 2, 3
 DEC_LUT, DEC_F16, DEC_BF16, DEC_F32, DEC_S32 = 0, 1, 2, 3, 4
-TF32_LOW = np.int64(0x1FFF)
-F32_EMIN_POW = 2.0 ** -126  # tf32: the low 13 bits of the register are ignored [HW]
+TF32_LOW = np.int64(0x1FFF)  # tf32: the low 13 bits of the register are ignored [HW]
+F32_EMIN_POW = 2.0 ** -126  # alignment power of f32 subnormals
 
 
 @njit(cache=True, inline="always", error_model="numpy")
