@@ -58,6 +58,7 @@ def test_engine_completes_mmas_at_the_modelled_cycle(n):
     issue, commit and poll overhead of the kernel (one try_wait poll is ~30 cycles on this table)."""
     lat, ii = T.cost(_op(128, n))
     one, four = _measure(n, 1), _measure(n, 4)
-    assert 0 < one - lat < 100
-    assert 0 < four - (3 * ii + lat) < 100
+    # (the kernel's compare -> branch pairs cost 13 cycles each on the sm_90 issue table: ISETP ... S13, BRA)
+    assert 0 < one - lat < 120
+    assert 0 < four - (3 * ii + lat) < 120
     assert abs((four - one) - 3 * ii) <= 35

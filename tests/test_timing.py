@@ -133,7 +133,7 @@ def test_deterministic_and_same_results_as_functional():
     assert np.array_equal(s1, s3)  # same D values: the same Warp.step bodies ran
     # warps 0/4 and 1/5 share sub-partitions 0 and 1 and their tensor pipes: slower than warps 2 and 3
     d = (te1.astype(np.int64) - ts1.astype(np.int64))
-    assert min(d[0], d[1], d[4], d[5]) > 1.5 * max(d[2], d[3]) and d[2] == d[3]
+    assert min(d[0], d[1], d[4], d[5]) > 1.5 * max(d[2], d[3]) and abs(int(d[2]) - int(d[3])) <= 0.03 * d[2]
 
 
 BARRIER_PTX = r"""

@@ -36,12 +36,8 @@ def configurations(tr) -> list[tuple[int, int, int]]:
 
 
 def quick_configurations(tr) -> list[tuple[int, int, int]]:
-    """A representative subset for ``warpsim replay`` (the default): ILP 1, 4 and 8 in one warp at the
-    shortest recorded reps, and 1, 4, 8 and 16 warps at ILP 1 — every trace, far fewer cycles."""
-    every = configurations(tr)
-    reps = min(r for _, _, r in every)
-    pick = [(i, 1, reps) for i in (1, 4, 8)] + [(1, w, r) for w in (4, 8, 16) for r in sorted({r for *_, r in every})[-1:]]
-    return [c for c in every if c in pick]
+    """The configurations of :data:`QUICK` that ``tr`` recorded (every trace has all 12)."""
+    return [c for c in configurations(tr) if c in QUICK]
 
 
 def measured(tr, ilp: int, warps: int, reps: int, stat: str = "mean") -> float:
@@ -94,9 +90,30 @@ class TimingRunner:
         return te[:warps].astype(np.int64) - ts[:warps].astype(np.int64)
 
 
-def replay_timing(trace, name: str, arch: str | None = None, *, configs=None, stat: str = "mean",
+#: the configurations ``configs="quick"`` replays (those the trace has): one warp at ILP 1, 4 and 8 with
+#: reps 4 (prologue-dominated) and 32 (loop-dominated), and warps 2, 8 and 16 (1, 2 and 4 per
+#: sub-partition) at ILP 1 and 4 with reps 32 -- 12 of a trace's 66. "all" replays every configuration.
+QUICK = tuple((ilp, 1, reps) for ilp in (1, 4, 8) for reps in (4, 32)) + \
+    tuple((ilp, w, 32) for ilp in (1, 4) for w in (2, 8, 16))
+
+
+def select(tr, configs="quick") -> list[tuple[int, int, int]]:
+    """The (ilp, warps, reps) to replay: ``"quick"`` (:data:`QUICK`), ``"all"`` / None (every recorded
+    one), or an explicit list."""
+    have = configurations(tr)
+    if configs is None or configs == "all":
+        return have
+    if configs == "quick":
+        return quick_configurations(tr)
+    if isinstance(configs, str):
+        raise ValueError(f"configs must be 'quick', 'all' or a list of (ilp, warps, reps), not {configs!r}")
+    return list(configs)
+
+
+def replay_timing(trace, name: str, arch: str | None = None, *, configs="quick", stat: str = "mean",
                   fixed_latency: float | None = None, bound: float = BOUND) -> list[GroupResult]:
-    """One :class:`GroupResult` per configuration: measured and simulated cycles, exact = within bound."""
+    """One :class:`GroupResult` per configuration (``configs``: see :func:`select`): measured and simulated
+    cycles, exact = within bound."""
     tr = trace if isinstance(trace, tracefile.Trace) else tracefile.read_trace(trace)
     from warpsim.timing.params import params_for
     params = params_for(arch or "sm_90a")
@@ -104,11 +121,7 @@ def replay_timing(trace, name: str, arch: str | None = None, *, configs=None, st
         params = params.with_tensor(fixed_latency, fixed_latency)
     runner = TimingRunner(tr, arch, params)
     out = []
-    if configs is None or configs == "all":
-        configs = configurations(tr)
-    elif configs == "quick":
-        configs = quick_configurations(tr)
-    for ilp, warps, reps in configs:
+    for ilp, warps, reps in select(tr, configs):
         g = GroupResult(f"{tr.name} ilp{ilp} warps{warps} reps{reps}", instances=1)
         try:
             sim = _stat(runner.run(ilp, warps, reps), stat)

@@ -209,7 +209,8 @@ class Session:
 
         launch, _ = self.kernel.prepare(self.args, self.shared_mem)
         _, self.timeline = run_grid_timed(self.program, self.grid, self.block, launch, self.mod.timing_params)
-        for cta, warp, pc, _text, issue, _ready, complete in sorted(self.timeline.records, key=lambda r: r[4]):
+        # records are in each warp's program order (the timed engine may issue in ptxas order)
+        for cta, warp, pc, _text, issue, _ready, complete in self.timeline.records:
             self._issue.setdefault((cta, warp), []).append((pc, issue, complete))
         self.clock = self._timed_clock
 

@@ -1,17 +1,23 @@
 """Per-instruction timing facts, derived once per (program, table) from the AST operands.
 
 ``InsTiming`` says which registers an instruction reads and writes (vector items, address bases and the
-guard included), what kind of control it is, and the stages it runs as: one stage for an ordinary
-instruction, several for an emulated mma (a sequence of hardware ops, see ``params.TABLE["emulated"]``).
+guard included; also as integer slots of the engine's per-warp ready-time array), what kind of control
+it is, and the stages it runs as: one stage for an ordinary instruction, several for an emulated mma (a
+sequence of hardware ops, see ``params.TABLE["emulated"]``). :func:`analyse` also attaches the issue
+order (:mod:`warpsim.timing.sched`) as ``program._timing_cache[...][2]``.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from isa.ptx.ast import Addr, Reg, Vec
+from warpsim.timing import sched
 
 NO_DEST = {"bra", "call", "bar", "barrier", "membar", "fence", "nanosleep", "exit", "ret", "trap", "prefetch",
            "st", "red", "tcgen05", "cp", "griddepcontrol"}
+
+#: unit names with a fixed index (the engine keeps per-sub-partition / per-SM free times in lists)
+UNITS = ("int", "fp", "sfu", "branch", "tensor", "mio")
 
 
 @dataclass
@@ -24,6 +30,8 @@ class Stage:
     after: str         # "ab" | "prev" | "prev+c" | "none" | "all"
     hoisted: bool = False
     group: str = ""    # tensor group
+    uidx: int = 0      # index of ``unit`` in the engine's unit lists
+    sm: bool = False   # the unit is shared by the SM (else one per sub-partition)
 
 
 @dataclass
@@ -41,6 +49,22 @@ class InsTiming:
     reads_ab: tuple = ()
     reads_c: tuple = ()
     emulated: str = ""
+    # engine fast path (filled by analyse)
+    rs: tuple = ()          # read slots
+    ws: tuple = ()          # write slots
+    rs_ab: tuple = ()
+    rs_c: tuple = ()
+    single: bool = True     # one stage that waits for all operands
+    uidx: int = 0
+    sm_unit: bool = False
+    ii: float = 1.0
+    lat: float = 1.0
+    local: bool = True      # no effect outside its warp's sub-partition: may issue ahead of the event order
+    gload: tuple | None = None   # (address register, offset) of a global load (the L1 model)
+    exit: bool = False
+    pred_ws: tuple = ()     # predicate registers it writes (slots)
+    guard_slot: int = -1    # a branch's guard predicate (slot)
+    fast: bool = False      # one stage on one pipe, no emulation, barrier, exit or L1 model
 
 
 def _regs(op, out):
@@ -80,10 +104,32 @@ def emulated_key(form, params) -> str:
 
 def analyse(program, params) -> list[InsTiming]:
     """``InsTiming`` for every pc of ``program`` under ``params`` (cached on the program)."""
+    return _analysed(program, params)[0]
+
+
+def issue_order(program, params) -> sched.Order:
+    """The ptxas issue order of ``program`` (cached with :func:`analyse`)."""
+    return _analysed(program, params)[1]
+
+
+def slot_count(program, params) -> int:
+    return _analysed(program, params)[2]
+
+
+def _analysed(program, params):
     cache = program.__dict__.setdefault("_timing_cache", {})
     got = cache.get(id(params))
     if got is not None and got[0] is params:
         return got[1]
+    slots: dict[str, int] = {}
+
+    def slot(names):
+        return tuple(slots.setdefault(n, len(slots)) for n in names)
+
+    scope = {u: v.get("scope", "sp") for u, v in params.units.items()}
+    unit_index = {u: i for i, u in enumerate(UNITS)}
+    for u in params.units:
+        unit_index.setdefault(u, len(unit_index))
     out = []
     for pc, (body, ins, guard, _neg) in enumerate(program.ops):
         spec = program.spec(pc)
@@ -96,6 +142,9 @@ def analyse(program, params) -> list[InsTiming]:
         if guard is not None:
             reads.append(guard)
         cls = spec.timing
+        if cls == "alu" and ins.opcode == "mov" and any(r.startswith("%") and r not in program.regs
+                                                         and r not in sched.CLOCK_REGS for r in reads):
+            cls = "special"  # S2R: a special-register read
         c = params.classes.get(cls) or params.classes["alu"]
         unit = params.units.get(c["unit"], {"ii": 1.0})
         it = InsTiming(pc, _text(ins), ins.opcode, cls, tuple(dict.fromkeys(reads)), writes, [],
@@ -103,10 +152,35 @@ def analyse(program, params) -> list[InsTiming]:
         if cls == "tensor" and ins.opcode == "mma":
             _tensor_stages(it, ins, params)
         else:
-            it.stages = [Stage(ins.opcode, c["unit"], 1, unit["ii"], c["latency"], "all")]
+            it.stages = [Stage(ins.opcode, c["unit"], 1, c.get("ii", unit["ii"]), c["latency"], "all")]
+        for st in it.stages:
+            st.uidx = unit_index.setdefault(st.unit, len(unit_index))
+            st.sm = scope.get(st.unit, "sp") == "sm"
+        it.rs, it.ws = slot(it.reads), slot(it.writes)
+        it.rs_ab, it.rs_c = slot(it.reads_ab), slot(it.reads_c)
+        st0 = it.stages[0]
+        it.single = len(it.stages) == 1 and st0.after == "all" and st0.count == 1
+        it.uidx, it.sm_unit, it.ii, it.lat = st0.uidx, st0.sm, st0.ii, st0.latency
+        it.exit = cls == "exit"
+        it.pred_ws = tuple(slots[r] for r in it.writes if program.regs.get(r) == "pred")
+        if it.branch and guard is not None:
+            it.guard_slot = slots[guard]
+        it.local = not (any(s.sm for s in it.stages) or it.barrier or it.exit or cls in ("async", "tmem")
+                        or ins.opcode in sched.VOLATILE_OPS and ins.opcode not in ("bra",))
+        it.fast = it.single and not it.emulated and not it.barrier and not it.exit
+        if ins.opcode == "ld" and cls == "mem_global":
+            a = ops[1] if len(ops) > 1 else None
+            if isinstance(a, Addr) and type(a.base) is Reg:
+                d = ins.__dict__.get("_warpsim_decoded")
+                space, vec, t = d if isinstance(d, tuple) else ("generic", 1, "b32")
+                nbytes = vec * max(1, int("".join(ch for ch in t if ch.isdigit()) or 32) // 8)
+                it.gload = (a.base.name, int(a.offset), space, nbytes)
+                it.fast = False
         out.append(it)
-    cache[id(params)] = (params, out)
-    return out
+    order = sched.compute(program, out)
+    res = (out, order, len(slots))
+    cache[id(params)] = (params, res)
+    return res
 
 
 def _tensor_stages(it, ins, params):

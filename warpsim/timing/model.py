@@ -1,46 +1,56 @@
-"""The timed engine: a simpy event model of SMs, their sub-partitions, schedulers, scoreboards and pipes.
+"""The timed engine: a discrete-event model of SMs, their sub-partitions, schedulers, scoreboards and pipes.
 
-Structure (one simpy process per sub-partition scheduler, one per SM; never one per lane):
+Structure (no per-lane or per-cycle work):
 
 * CTA ``i`` of the grid runs on SM ``i % sms``; an SM runs its CTAs one after another.
 * A CTA's warp ``w`` sits on sub-partition ``w % 4``. Each sub-partition's scheduler issues at most one
-  instruction per cycle, taking the warp that can issue earliest; ties go in loose round-robin order
-  (the warp after the one issued last).
-* A warp issues in order. An instruction waits for the registers it reads (a scoreboard: each register
-  is ready when the instruction that last wrote it completes), for its unit (a pipe accepts one warp
-  instruction every ``ii`` cycles: INT/FP/SFU/branch/tensor per sub-partition, the LSU/MIO per SM), and
-  a branch waits for its warp's in-flight tensor ops (``drain_tensor_at_branch``).
-* Every issue runs the instruction's functional body (:meth:`warpsim.warp.Warp.step`) at its issue cycle;
-  ``%clock``/``%clock64`` read that cycle. Results become visible to later instructions of the timing
-  model at completion (issue + latency); the functional state changes at issue, which is safe because
-  no reader can issue before the writer completes.
+  instruction per cycle. Which ready warp it takes is the table's ``issue.policy`` (see ``_pick``).
+* A warp issues in **ptxas order** (:mod:`warpsim.timing.sched`: loads sunk into the block that uses them,
+  parameter loads and ALU work next to their use, loads hoisted), in order. An instruction waits for the
+  registers it reads (a scoreboard: a register is ready when the instruction that last wrote it
+  completes), for its unit (a pipe accepts one warp instruction every ``ii`` cycles: INT/FP/SFU/branch/
+  tensor per sub-partition, the LSU/MIO per SM), and a branch waits for its warp's in-flight tensor ops
+  (``drain_tensor_at_branch``).
+* Global loads go through a sectored L1 per SM (``memory``): a 32-byte sector present (or being filled)
+  costs the L1 hit latency, a missing one is fetched from L2; the L1 starts empty at each launch.
+* The functional engine's :meth:`warpsim.warp.Warp.step` runs every instruction in program order; an
+  instruction is executed (with everything before it in program order) no later than the cycle it issues,
+  and ``%clock``/``%clock64`` read the issue cycle of the clock read itself (nothing moves above a clock
+  read). Results become visible to later instructions of the timing model at completion.
 * Emulated tensor forms run as stages of hardware ops (``analysis.Stage``), each occupying its pipe.
 * ``bar.sync`` releases the waiting warps ``barrier`` cycles after the last arrival.
 
-Deterministic: no randomness, ties broken by fixed order.
+The event loop keeps every sub-partition's next possible issue cycle in a heap and always advances the
+earliest one (ties: SM, then sub-partition index), so effects that cross warps (memory, barriers, the shared
+MIO unit) happen in cycle order. A sub-partition with one live warp runs its instructions that touch only
+its own pipes back to back without the heap. Deterministic: no randomness, ties broken by fixed order.
 """
 from __future__ import annotations
 
+import heapq
 import time
 from dataclasses import dataclass, field
 
-import simpy
+import numpy as np
 
 from isa.errors import WarpsimError
 from warpsim.cta import CTA, BarrierDeadlock
 from warpsim.engine import MAX_THREADS_PER_CTA, Stats, dim3
-from warpsim.timing.analysis import analyse
+from warpsim.timing.analysis import _analysed
 
 _INF = float("inf")
+_U64 = np.uint64
 
 
 @dataclass
 class Timeline:
     """What the timed engine recorded for one launch.
 
-    ``records``: one tuple per warp instruction, ``(cta, warp, pc, text, issue, ready, complete)``:
-    ``cta`` is the CTA's linear index, ``ready`` the cycle its operands were ready, ``complete`` the
-    cycle its results are written. ``tensor``: one tuple per tensor-pipe occupancy
+    ``records``: one tuple per warp instruction, ``(cta, warp, pc, text, issue, ready, complete)``, in each
+    warp's program (execution) order: ``cta`` is the CTA's linear index, ``issue`` the cycle it issued,
+    ``ready`` the cycle its operands were ready, ``complete`` the cycle its results are written. An
+    instruction that ptxas moved into a block the warp did not enter never issues: its three cycles are
+    the cycle the warp left the block. ``tensor``: one tuple per tensor-pipe occupancy
     ``(sm, subpartition, start, end, cta, warp, pc)``. ``cycles``: the cycle the last warp finished.
     """
 
@@ -51,22 +61,27 @@ class Timeline:
     sm_of_cta: dict = field(default_factory=dict)
 
     def issue_complete(self) -> list[tuple]:
-        """``(cta, warp, pc, issue, complete)`` of every record, in issue order."""
-        return [(r[0], r[1], r[2], r[4], r[6]) for r in self.records]
+        """``(cta, warp, pc, issue, complete)`` of every record, in issue order (ties: program order)."""
+        return [(r[0], r[1], r[2], r[4], r[6]) for r in sorted(self.records, key=lambda r: r[4])]
 
 
 class _TW:
     """Timing state of one warp."""
 
-    __slots__ = ("w", "sp", "t_next", "ready", "ver", "tensor_done", "si", "cur", "prev_done", "first_issue",
-                 "first_ready", "skip_hoisted", "memo", "cta_index", "blocked")
+    __slots__ = ("w", "sp", "cta_index", "t_next", "ready", "ver", "tensor_done", "queue", "qi", "nsunk",
+                 "owed", "si", "cur", "prev_done", "first_issue", "first_ready", "skip_hoisted", "memo",
+                 "blocked", "recs", "gaddr", "last_block", "last_t", "state", "pred_at", "slot")
 
-    def __init__(self, w, sp, cta_index, t0):
-        self.w, self.sp, self.cta_index = w, sp, cta_index
+    def __init__(self, w, sp, cta_index, t0, nslots, state):
+        self.w, self.sp, self.cta_index, self.state = w, sp, cta_index, state
         self.t_next = t0
-        self.ready: dict = {}
+        self.ready = [0.0] * nslots
         self.ver: dict = {}
         self.tensor_done = 0.0
+        self.queue: tuple = ()
+        self.qi = 0
+        self.nsunk = 0
+        self.owed: tuple = ()
         self.si = 0
         self.cur = None
         self.prev_done = 0.0
@@ -75,29 +90,44 @@ class _TW:
         self.skip_hoisted = False
         self.memo: dict = {}
         self.blocked = False
+        self.recs: dict = {}
+        self.gaddr: dict = {}
+        self.last_block = -1
+        self.last_t = t0
+        self.pred_at: dict = {}
 
 
 class _SP:
-    __slots__ = ("index", "warps", "t_issue", "units", "rr", "proc", "waiting", "wake", "sleep_until")
+    __slots__ = ("index", "smo", "warps", "live", "t_issue", "units", "rr", "stamp", "state", "key")
 
-    def __init__(self, index):
-        self.index = index
+    def __init__(self, index, smo, nunits, state):
+        self.index, self.smo, self.state = index, smo, state
         self.warps: list[_TW] = []
+        self.live = 0
         self.t_issue = 0.0
-        self.units: dict = {}
+        self.units = [0.0] * nunits
         self.rr = 0
-        self.proc = None
-        self.waiting = False
-        self.wake = None
-        self.sleep_until = _INF
+        self.stamp = 0
+        self.key = (smo.index, index)
+
+
+class _SM:
+    """One SM: its CTAs still to run (one after another), SM-wide unit free times and its L1."""
+
+    __slots__ = ("index", "ctas", "units", "l1", "l1_free")
+
+    def __init__(self, index, ctas, nunits):
+        self.index, self.ctas = index, list(ctas)
+        self.units = [0.0] * nunits
+        self.l1: dict = {}
+        self.l1_free = 0.0
 
 
 class TimedEngine:
     def __init__(self, program, launch, params, record: bool = True, max_steps=None):
         self.program, self.launch, self.params = program, launch, params
-        self.info = analyse(program, params)
+        self.info, self.order, self.nslots = _analysed(program, params)
         self.n_ops = len(self.info)
-        self.env = simpy.Environment()
         self.record = record
         self.max_steps = max_steps
         self.tl = Timeline(params=params.name)
@@ -106,10 +136,19 @@ class TimedEngine:
         iss = params.issue
         self.nsp = int(iss["subpartitions"])
         self.drain = bool(iss["drain_tensor_at_branch"])
+        self.drain_slack = float(iss.get("drain_slack", 0.0))
         self.br_pen = float(iss["branch_taken"])
         self.bar_lat = float(iss["barrier"])
-        self.sm_units: dict = {}
-        self.scope = {u: v.get("scope", "sp") for u, v in params.units.items()}
+        self.policy = iss.get("policy", "lrr")
+        self.pred_branch = float(iss.get("predicate_to_branch", 0.0))
+        mem = getattr(params, "memory", None) or {}
+        self.l1_hit = float(mem.get("l1_hit", params.classes["mem_global"]["latency"]))
+        self.l2_hit = float(mem.get("l2_hit", params.classes["mem_global"]["latency"]))
+        self.sector_shift = int(mem.get("sector_bytes", 32)).bit_length() - 1
+        self.l1_model = bool(mem)
+        self.wavefront = float(mem.get("wavefront", 0.0))
+        self.nunits = 1 + max(max(s.uidx for s in it.stages) for it in self.info) if self.info else 8
+        self.heap: list = []
         if launch.clock is None:
             launch.clock = lambda warp: int(self.now_issue)
         from warpsim.timing.tcgen05 import attach
@@ -127,181 +166,547 @@ class TimedEngine:
         per_sm: dict[int, list] = {}
         for i, c in enumerate(ctas):
             per_sm.setdefault(i % nsm, []).append((i, c))
-        for sm, lst in per_sm.items():
-            self.env.process(self._sm(sm, lst, g, b))
-        self.env.run()
+        self.g, self.b = g, b
+        for sm_index in sorted(per_sm):
+            self._start_next(_SM(sm_index, per_sm[sm_index], self.nunits), 0.0)
+        self._loop()
+        self._finish_records()
         return Stats(self.steps, len(ctas), time.perf_counter() - t0)
 
-    def _sm(self, sm, ctas, g, b):
-        for index, ctaid in ctas:
-            cta = CTA(self.program, ctaid, g, b, self.launch)
-            self.tl.sm_of_cta[index] = sm
-            self.sm_units = {}
-            start = self.env.now
-            sps = [_SP(i) for i in range(self.nsp)]
+    def _finish_records(self):
+        if self.record:
+            self.tl.records = [tuple(r) for r in self.tl.records]
+
+    def _start_next(self, owner, start):
+        """Start ``owner``'s (an SM's) next CTA at cycle ``start``."""
+        if not owner.ctas:
+            return
+        index, ctaid = owner.ctas.pop(0)
+        cta = CTA(self.program, ctaid, self.g, self.b, self.launch)
+        self._start_group(owner, [(index, cta, owner)], cta, start)
+
+    def _start_group(self, owner, members, view, start):
+        """Start CTAs together: ``members`` = [(linear index, CTA, _SM it runs on)]; ``view`` answers the
+        deadlock report. They finish together (``_group_done``)."""
+        state = {"cta": view, "owner": owner, "sps": [], "live": 0, "ctas": [m[1] for m in members]}
+        for index, cta, smo in members:
+            self.tl.sm_of_cta[index] = smo.index
+            smo.units = [0.0] * self.nunits
+            sps = [_SP(i, smo, self.nunits, state) for i in range(self.nsp)]
             for w in cta.warps:
                 sp = sps[w.warp_id % self.nsp]
-                sp.warps.append(_TW(w, sp, index, start))
-            live = [sp for sp in sps if sp.warps]
-            state = {"cta": cta, "sps": live, "sm": sm, "index": index, "waiting": 0}
-            for sp in live:
-                sp.t_issue = start
-                sp.proc = self.env.process(self._scheduler(sp, state))
-            yield simpy.AllOf(self.env, [sp.proc for sp in live])
-            cta.finish()  # queued tcgen05 operations complete; no TMEM may stay allocated
-            self.tl.cycles = max(self.tl.cycles, self.env.now)
+                tw = _TW(w, sp, index, start, self.nslots, state)
+                tw.slot = len(sp.warps)
+                sp.warps.append(tw)
+                if not w.done:
+                    sp.live += 1
+                    state["live"] += 1
+                    self._next_queue(tw, start)
+            state["sps"] += [sp for sp in sps if sp.warps]
+        for sp in state["sps"]:
+            sp.t_issue = start
+            self._push(sp, start)
+        if state["live"] == 0:
+            self._group_done(state, start)
 
-    # ------------------------------------------------------------------ one sub-partition
-    def _earliest(self, tw, sp):
-        """(cycle tw's next instruction/stage can issue, cycle its operands are ready)."""
+    def _group_done(self, state, t):
+        for cta in state["ctas"]:
+            cta.finish()  # queued tcgen05 operations complete; no TMEM may stay allocated
+        self.tl.cycles = max(self.tl.cycles, t)
+        self._start_next(state["owner"], t)
+
+    def _push(self, sp, t):
+        sp.stamp += 1
+        heapq.heappush(self.heap, (t, sp.key, sp.stamp, sp))
+
+    # ------------------------------------------------------------------ the event loop
+    def _loop(self):
+        heap = self.heap
+        pop, push = heapq.heappop, heapq.heappush
+        pick, issue = self._pick, self._issue
+        while heap:
+            t, key, stamp, sp = pop(heap)
+            if stamp != sp.stamp or sp.live == 0:
+                continue
+            best, bt = pick(sp)
+            while True:
+                if best is None:
+                    self._idle(sp)
+                    break
+                if bt > t:
+                    # later than promised (a shared unit was taken meanwhile): back into the heap
+                    sp.stamp += 1
+                    push(heap, (bt, key, sp.stamp, sp))
+                    break
+                issue(best, sp, bt)
+                if sp.live == 0:
+                    break
+                if sp.live == 1:
+                    self._solo(sp, heap[0][0] if heap else _INF)
+                    if sp.live == 0:
+                        break
+                best, bt = pick(sp)
+                # go on with this sub-partition while it stays the earliest, or while its only warp does
+                # work that touches nothing outside the sub-partition
+                if best is not None and heap and bt >= heap[0][0] and not (sp.live == 1 and self._local(best)):
+                    sp.stamp += 1
+                    push(heap, (bt, key, sp.stamp, sp))
+                    break
+                t = bt
+
+    def _solo(self, sp, t_heap):
+        """The only live warp of ``sp`` issues its one-pipe instructions back to back: those that touch
+        nothing outside the sub-partition at any cycle, the others while they come before ``t_heap``."""
+        tw = None
+        for x in sp.warps:
+            if not x.w.done:
+                tw = x
         w = tw.w
+        if tw.si or w.blocked is not None:
+            return
+        info, n_ops, ready = self.info, self.n_ops, tw.ready
+        units, smunits = sp.units, sp.smo.units
+        record, recs, order = self.record, self.tl.records, self.order
+        drain, slack, pred_branch = self.drain, self.drain_slack, self.pred_branch
+        max_steps = self.max_steps
+        while True:
+            q, qi = tw.queue, tw.qi
+            if qi >= len(q):
+                self._next_queue(tw, tw.last_t)
+                q, qi = tw.queue, 0
+            pc = q[qi]
+            if pc >= n_ops:
+                return
+            it = info[pc]
+            if not it.fast:
+                return
+            t = tw.t_next
+            for r in it.rs:
+                v = ready[r]
+                if v > t:
+                    t = v
+            u = (smunits if it.sm_unit else units)[it.uidx]
+            if u > t:
+                t = u
+            if sp.t_issue > t:
+                t = sp.t_issue
+            if it.branch:
+                if drain and tw.tensor_done - slack > t:
+                    t = tw.tensor_done - slack
+                if it.guard_slot >= 0:
+                    p = tw.pred_at.get(it.guard_slot, -_INF) + pred_branch
+                    if p > t:
+                        t = p
+            if t >= t_heap and not it.local:
+                return
+            # issue (as _issue_fast)
+            sp.t_issue = t + 1.0
+            rec = None
+            if qi >= tw.nsunk:
+                if w.lpc is None and w.pc == pc:
+                    self.now_issue = t
+                    w.step()
+                    self.steps += 1
+                    if max_steps is not None and self.steps > max_steps:
+                        raise WarpsimError(f"CTA {tw.state['cta'].ctaid}: more than {max_steps} warp "
+                                           f"instructions; stopped (an endless loop?)")
+                    if record:
+                        rec = [tw.cta_index, w.warp_id, pc, it.text, t, t, t]
+                        recs.append(rec)
+                else:
+                    self._execute_through(tw, pc, t)
+                    if record:
+                        rec = tw.recs.pop(pc, None)
+            elif record:
+                rec = tw.recs.pop(pc, None)
+            done = t + it.lat
+            (smunits if it.sm_unit else units)[it.uidx] = t + it.ii
+            if rec is not None:
+                opr = 0.0
+                for r in it.rs:
+                    v = ready[r]
+                    if v > opr:
+                        opr = v
+                rec[4], rec[5], rec[6] = t, opr, done
+            for r in it.ws:
+                ready[r] = done
+            if it.pred_ws:
+                for r in it.pred_ws:
+                    tw.pred_at[r] = t
+            tw.t_next = t + 1.0
+            if it.tensor:
+                if done > tw.tensor_done:
+                    tw.tensor_done = done
+                if record:
+                    self.tl.tensor.append((sp.smo.index, sp.index, t, t + it.ii, tw.cta_index, w.warp_id, pc))
+            elif it.branch and (w.pc if w.lpc is None else int(w.lpc.min())) != pc + 1 and not w.done:
+                tw.t_next = t + 1.0 + self.br_pen
+            tw.qi = qi + 1
+            tw.last_t = t
+            if qi + 1 >= len(q):
+                b = order.block_of[pc]
+                if tw.last_block == b:
+                    sunk = order.sunk_to.get(b)
+                    if sunk is not None:
+                        tw.owed = sunk[1]
+            if w.done or w.blocked is not None:
+                return
+
+    def _local(self, tw):
         if tw.si:
-            it = tw.cur
+            return False
+        q = tw.queue
+        pc = q[tw.qi] if tw.qi < len(q) else -1
+        return 0 <= pc < self.n_ops and self.info[pc].local
+
+    def _idle(self, sp):
+        """No warp of ``sp`` can issue: every live one waits at a barrier (a release pushes it again)."""
+        state = sp.state
+        blocked_everywhere = all(tw.w.done or tw.w.blocked is not None for s in state["sps"] for tw in s.warps)
+        if blocked_everywhere and state["live"] > 0:
+            raise BarrierDeadlock(state["cta"]._deadlock_message())
+
+    # ------------------------------------------------------------------ choosing a warp
+    def _pick(self, sp):
+        """(warp, cycle) of the instruction ``sp`` issues next."""
+        ws = sp.warps
+        n = len(ws)
+        if sp.live == 1 and n == 1:
+            tw = ws[0]
+            if tw.w.done or tw.w.blocked is not None:
+                return None, _INF
+            t = self._earliest(tw, sp)
+            return tw, (t if t > sp.t_issue else sp.t_issue)
+        best, bt = None, _INF
+        rr = sp.rr
+        for k in range(n):
+            tw = ws[(rr + k) % n]
+            w = tw.w
+            if w.done or w.blocked is not None:
+                continue
+            t = self._earliest(tw, sp)
+            if t < bt:
+                best, bt = tw, t
+        if best is None:
+            return None, _INF
+        return best, (bt if bt > sp.t_issue else sp.t_issue)
+
+    def _earliest(self, tw, sp):
+        """The cycle tw's next instruction (or emulated stage) can issue."""
+        if tw.si == 0:
+            it = self._item(tw)
+            if it is None:
+                return tw.t_next
+            if it.single:
+                ready = tw.ready
+                t = tw.t_next
+                for r in it.rs:
+                    v = ready[r]
+                    if v > t:
+                        t = v
+                u = (sp.smo.units if it.sm_unit else sp.units)[it.uidx]
+                if u > t:
+                    t = u
+                if it.branch:
+                    if self.drain and tw.tensor_done - self.drain_slack > t:
+                        t = tw.tensor_done - self.drain_slack
+                    if it.guard_slot >= 0:
+                        p = tw.pred_at.get(it.guard_slot, -_INF) + self.pred_branch
+                        if p > t:
+                            t = p
+                return t
         else:
-            pc = w.pc if w.lpc is None else int(w.lpc.min())
-            if pc >= self.n_ops:
-                return tw.t_next, tw.t_next
-            it = self.info[pc]
-        st = it.stages[tw.si]
+            it = tw.cur
+        return self._earliest_stage(tw, sp, it)
+
+    def _operands(self, tw, it, st):
         ready = tw.ready
         after = st.after
         opr = 0.0
         if after == "all":
-            for r in it.reads:
-                v = ready.get(r)
-                if v is not None and v > opr:
+            for r in it.rs:
+                v = ready[r]
+                if v > opr:
                     opr = v
         elif after == "ab":
-            for r in it.reads_ab:
-                v = ready.get(r)
-                if v is not None and v > opr:
+            for r in it.rs_ab:
+                v = ready[r]
+                if v > opr:
                     opr = v
         elif after == "prev":
             opr = tw.prev_done
         elif after == "prev+c":
             opr = tw.prev_done
-            for r in it.reads_c:
-                v = ready.get(r)
-                if v is not None and v > opr:
+            for r in it.rs_c:
+                v = ready[r]
+                if v > opr:
                     opr = v
+        return opr
+
+    def _earliest_stage(self, tw, sp, it):
+        st = it.stages[tw.si]
+        opr = self._operands(tw, it, st)
         t = tw.t_next if tw.t_next > opr else opr
-        unit = st.unit
-        if self.scope.get(unit) == "sm":
-            u = self.sm_units.get(unit, 0.0)
-        else:
-            u = sp.units.get(unit, 0.0)
+        u = (sp.smo.units if st.sm else sp.units)[st.uidx]
         if u > t:
             t = u
-        if it.branch and self.drain and tw.tensor_done > t:
-            t = tw.tensor_done
-        return t, opr
+        if it.branch and self.drain and tw.tensor_done - self.drain_slack > t:
+            t = tw.tensor_done - self.drain_slack
+        return t
 
-    def _scheduler(self, sp, state):
-        env = self.env
-        ws = sp.warps
-        n = len(ws)
-        while True:
-            best, bt, bopr = None, _INF, 0.0
-            alive = False
-            for k in range(n):
-                tw = ws[(sp.rr + k) % n]
-                w = tw.w
-                if w.done:
-                    continue
-                alive = True
-                if w.blocked is not None:
-                    continue
-                t, opr = self._earliest(tw, sp)
-                if t < bt:
-                    best, bt, bopr = tw, t, opr
-            if not alive:
-                return
-            if best is None:  # every live warp waits at a barrier
-                state["waiting"] += 1
-                if state["waiting"] >= sum(1 for s in state["sps"] if any(not t.w.done for t in s.warps)):
-                    raise BarrierDeadlock(state["cta"]._deadlock_message())
-                sp.wake = env.event()
-                yield sp.wake
-                sp.wake = None
-                state["waiting"] -= 1
-                continue
-            t = bt if bt > sp.t_issue else sp.t_issue
-            if t > env.now:
-                sp.sleep_until = t
-                try:
-                    yield env.timeout(t - env.now)
-                except simpy.Interrupt:
-                    sp.sleep_until = _INF
-                    continue
-                sp.sleep_until = _INF
-                t2, bopr = self._earliest(best, sp)
-                if t2 > t:
-                    continue
-            self._issue(best, sp, t, bopr, state)
-            sp.rr = (ws.index(best) + 1) % n
+    # ------------------------------------------------------------------ the issue order of a warp
+    def _item(self, tw):
+        """The InsTiming tw issues next (None: the warp's lanes run past the last instruction)."""
+        if tw.qi >= len(tw.queue):
+            self._next_queue(tw, tw.last_t)
+        pc = tw.queue[tw.qi]
+        if pc >= self.n_ops:
+            return None
+        return self.info[pc]
 
-    # ------------------------------------------------------------------ issue
-    def _issue(self, tw, sp, t, opr, state):
+    def _next_queue(self, tw, t):
+        """After a block's last instruction issued: what the warp issues next, in ptxas order."""
         w = tw.w
-        sp.t_issue = t + 1.0
-        if tw.si == 0:
-            pc = w.pc if w.lpc is None else int(w.lpc.min())
-            if pc >= self.n_ops:  # past the end: the lanes retire
-                self.now_issue = t
-                w.step()
-                tw.t_next = t + 1.0
-                if w.done:
-                    self._warp_done(tw, t, state)
+        order = self.order
+        if w.lpc is None:
+            pc = w.pc
+            entry = order.entry.get(pc)
+            if entry is not None:
+                k = order.nsunk.get(pc, 0)
+                if k and tw.owed == entry[:k]:  # coming from the block that sank them here
+                    tw.queue, tw.qi, tw.nsunk, tw.owed = entry, 0, k, ()
+                else:
+                    self._drop_owed(tw, t)
+                    tw.queue, tw.qi, tw.nsunk = entry[k:], 0, 0
+                tw.last_block = pc
                 return
-            it = self.info[pc]
-            self.now_issue = t
+        else:
+            pc = int(w.lpc.min())
+        # diverged, or inside a block: program order, one instruction at a time (owed ones first)
+        owed = tw.owed
+        tw.queue, tw.qi, tw.nsunk, tw.owed = owed + (pc,), 0, len(owed), ()
+        tw.last_block = -1
+
+    def _drop_owed(self, tw, t):
+        """Instructions ptxas moved into a block this warp did not enter: they never issue."""
+        for pc in tw.owed:
+            rec = tw.recs.pop(pc, None)
+            if rec is not None:
+                rec[4] = rec[5] = rec[6] = t
+        tw.owed = ()
+
+    # ------------------------------------------------------------------ functional execution
+    def _execute_through(self, tw, pc, t):
+        """Run the warp's instructions in program order up to and including ``pc`` (at cycle ``t``)."""
+        w = tw.w
+        self.now_issue = t
+        info = self.info
+        record = self.record
+        while not w.done:
+            cur = w.pc if w.lpc is None else int(w.lpc.min())
+            if cur > pc or cur >= self.n_ops:
+                if cur >= self.n_ops and pc >= self.n_ops:
+                    w.step()  # past the end: the lanes retire
+                    continue
+                return
+            it = info[cur]
+            g = it.gload
+            if g is not None and self.l1_model:
+                tw.gaddr[cur] = self._sectors(w, g)
             w.step()
             self.steps += 1
             if self.max_steps is not None and self.steps > self.max_steps:
-                raise WarpsimError(f"CTA {state['cta'].ctaid}: more than {self.max_steps} warp instructions; "
+                raise WarpsimError(f"CTA {tw.state['cta'].ctaid}: more than {self.max_steps} warp instructions; "
                                    f"stopped (an endless loop?)")
+            if record:
+                rec = [tw.cta_index, w.warp_id, cur, it.text, t, t, t]
+                self.tl.records.append(rec)
+                tw.recs[cur] = rec
+            if w.lpc is not None or cur == pc:
+                return
+
+    def _sectors(self, w, g):
+        """(32-byte sectors, L1 wavefronts) of a global load about to run: the wavefronts are the most
+        distinct 4-byte words that fall into one of the 32 banks (a bank conflict replays the access)."""
+        base, off, space, nbytes = g
+        a = w.regs.get(base)
+        if a is None:
+            return None
+        a = a[w.live] if not w.live_full else a
+        if a.dtype != np.uint64:
+            a = a.astype(np.uint64)
+        if space == "generic" and a.size and int(a.max()) >> 40 in (1, 2, 3, 4):
+            return None  # a generic address into shared/local/param/const: not the L1 data path
+        a = a + _U64(off & 0xFFFFFFFFFFFFFFFF)
+        sectors = np.unique(a >> _U64(self.sector_shift)).tolist()
+        words = a >> _U64(2)
+        if nbytes > 4:
+            words = (words[:, None] + np.arange(nbytes // 4, dtype=np.uint64)[None, :]).ravel()
+        words = np.unique(words)
+        wf = int(np.bincount((words & _U64(31)).astype(np.int64), minlength=1).max()) if words.size else 1
+        return sectors, wf
+
+    # ------------------------------------------------------------------ issue
+    def _issue(self, tw, sp, t):
+        w = tw.w
+        if tw.si == 0:
+            pc = tw.queue[tw.qi]
+            if pc < self.n_ops:
+                it = self.info[pc]
+                if it.fast:
+                    return self._issue_fast(tw, sp, it, pc, t)
+        sp.t_issue = t + 1.0
+        sp.rr = tw.slot + 1 if tw.slot + 1 < len(sp.warps) else 0
+        if tw.si == 0:
+            if pc >= self.n_ops:  # past the end: the lanes retire
+                self._execute_through(tw, pc, t)
+                tw.t_next = t + 1.0
+                tw.qi += 1
+                if w.done:
+                    self._warp_done(tw, sp, t)
+                return
+            it = self.info[pc]
+            if tw.qi >= tw.nsunk:
+                self._execute_through(tw, pc, t)
+            opr = self._operands(tw, it, it.stages[0]) if not it.single else _max_ready(tw.ready, it.rs)
             tw.cur, tw.first_issue, tw.first_ready = it, t, opr
             tw.skip_hoisted = False
             if it.emulated:  # the product of the same A/B/E values was computed already: ptxas hoists/CSEs it
-                key = (it.emulated,) + tuple((r, tw.ver.get(r, 0)) for r in it.reads_ab)
+                key = (it.emulated,) + tuple((r, tw.ver.get(r, 0)) for r in it.rs_ab)
                 tw.skip_hoisted = key in tw.memo
                 tw.memo[key] = True
-            if it.branch:
-                npc = w.pc if w.lpc is None else int(w.lpc.min())
-                if npc != pc + 1:
-                    tw.t_next = t + 1.0 + self.br_pen
+            if it.branch and (w.pc if w.lpc is None else int(w.lpc.min())) != pc + 1 and not w.done:
+                tw.t_next = t + 1.0 + self.br_pen
         it = tw.cur
         stages = it.stages
         st = stages[tw.si]
-        done = self._run_stage(tw, sp, st, t, state)
+        done = self._run_stage(tw, sp, st, t)
         tw.si += 1
         while tw.si < len(stages) and tw.skip_hoisted and stages[tw.si].hoisted:
             tw.si += 1
-        if tw.si >= len(stages):
-            tw.si = 0
-            ver, ready = tw.ver, tw.ready
-            for r in it.writes:
-                ready[r] = done
-                ver[r] = ver.get(r, 0) + 1
-            if self.record:
-                self.tl.records.append((tw.cta_index, w.warp_id, it.pc, it.text, tw.first_issue, tw.first_ready,
-                                        done))
-            if it.barrier or w.done:
-                if it.barrier and w.blocked is None and "arrive" not in it.text:
-                    tw.t_next = max(tw.t_next, t + self.bar_lat)  # the last arrival waits for the release too
-                self._after_barrier(tw, t, state)
-        else:
+        if tw.si < len(stages):
             tw.prev_done = done
+            return
+        tw.si = 0
+        tw.qi += 1
+        tw.last_t = t
+        ready = tw.ready
+        if it.gload is not None and self.l1_model:
+            done = self._l1_load(tw, sp, it, t, done)
+        for r in it.ws:
+            ready[r] = done
+        for r in it.pred_ws:
+            tw.pred_at[r] = tw.first_issue
+        if it.emulated:
+            ver = tw.ver
+            for r in it.writes:
+                ver[r] = ver.get(r, 0) + 1
+        if self.record:
+            rec = tw.recs.pop(it.pc, None)
+            if rec is not None:
+                rec[4], rec[5], rec[6] = tw.first_issue, tw.first_ready, done
+        if tw.qi >= len(tw.queue):
+            sunk = self.order.sunk_to.get(self.order.block_of[it.pc])
+            if sunk is not None and tw.last_block == self.order.block_of[it.pc]:
+                tw.owed = sunk[1]
+        if it.barrier or w.done:
+            if it.barrier and w.blocked is None and "arrive" not in it.text:
+                tw.t_next = max(tw.t_next, t + self.bar_lat)  # the last arrival waits for the release too
+            self._after_barrier(tw, t)
+            if w.done:
+                self._warp_done(tw, sp, t)
 
-    def _run_stage(self, tw, sp, st, t, state):
+    def _issue_fast(self, tw, sp, it, pc, t):
+        """_issue for an instruction of one stage on one pipe (no emulation, barrier, exit or L1 model)."""
+        w = tw.w
+        sp.t_issue = t + 1.0
+        n = len(sp.warps)
+        if n > 1:
+            sp.rr = tw.slot + 1 if tw.slot + 1 < n else 0
+        rec = None
+        if tw.qi >= tw.nsunk:
+            if w.lpc is None and w.pc == pc:  # the next instruction in program order: run it
+                self.now_issue = t
+                w.step()
+                self.steps += 1
+                if self.max_steps is not None and self.steps > self.max_steps:
+                    raise WarpsimError(f"CTA {tw.state['cta'].ctaid}: more than {self.max_steps} warp "
+                                       f"instructions; stopped (an endless loop?)")
+                if self.record:
+                    rec = [tw.cta_index, w.warp_id, pc, it.text, t, t, t]
+                    self.tl.records.append(rec)
+            else:
+                self._execute_through(tw, pc, t)
+                if self.record:
+                    rec = tw.recs.pop(pc, None)
+        elif self.record:
+            rec = tw.recs.pop(pc, None)
+        ready = tw.ready
+        done = t + it.lat
+        (sp.smo.units if it.sm_unit else sp.units)[it.uidx] = t + it.ii
+        if rec is not None:
+            opr = 0.0
+            for r in it.rs:
+                v = ready[r]
+                if v > opr:
+                    opr = v
+            rec[4], rec[5], rec[6] = t, opr, done
+        for r in it.ws:
+            ready[r] = done
+        if it.pred_ws:
+            for r in it.pred_ws:
+                tw.pred_at[r] = t
+        tw.t_next = t + 1.0
+        if it.tensor:
+            if done > tw.tensor_done:
+                tw.tensor_done = done
+            if self.record:
+                self.tl.tensor.append((sp.smo.index, sp.index, t, t + it.ii, tw.cta_index, w.warp_id, pc))
+        elif it.branch and (w.pc if w.lpc is None else int(w.lpc.min())) != pc + 1 and not w.done:
+            tw.t_next = t + 1.0 + self.br_pen
+        tw.qi += 1
+        tw.last_t = t
+        if tw.qi >= len(tw.queue):
+            b = self.order.block_of[pc]
+            if tw.last_block == b:
+                sunk = self.order.sunk_to.get(b)
+                if sunk is not None:
+                    tw.owed = sunk[1]
+
+    def _l1_load(self, tw, sp, it, t, done):
+        """Completion of a global load issued at ``t``: every sector in the L1 (a hit) -> its wavefronts
+        through the SM's L1 data path after the hit latency; a sector being filled -> when that fill
+        arrives; a missing sector -> fetched from L2 (and in the L1 from then on)."""
+        got = tw.gaddr.pop(it.pc, None)
+        if got is None:
+            return done
+        sectors, wf = got
+        sm = sp.smo
+        l1 = sm.l1
+        miss = t + self.l2_hit
+        end = -1.0
+        for s in sectors:
+            f = l1.get(s)
+            if f is None:
+                l1[s] = miss
+                if miss > end:
+                    end = miss
+            elif f > t and f > end:
+                end = f
+        if end >= 0.0:  # waits for L2: the fill delivers the data
+            return end
+        start = t + self.l1_hit
+        if sm.l1_free > start:
+            start = sm.l1_free
+        sm.l1_free = start + wf * self.wavefront
+        return sm.l1_free
+
+    def _run_stage(self, tw, sp, st, t):
         """Occupy ``st``'s unit from cycle ``t``; returns when its results are written."""
         if tw.si == 0 and st.hoisted and tw.skip_hoisted:
             return t
         span = st.count * st.ii
-        if self.scope.get(st.unit) == "sm":
-            self.sm_units[st.unit] = t + span
-        else:
-            sp.units[st.unit] = t + span
+        (sp.smo.units if st.sm else sp.units)[st.uidx] = t + span
         last = t + (st.count - 1) * st.ii
         done = last + st.latency
         nxt = t + (span if st.count > 1 else 1.0)
@@ -311,16 +716,23 @@ class TimedEngine:
             if done > tw.tensor_done:
                 tw.tensor_done = done
             if self.record:
-                self.tl.tensor.append((state["sm"], sp.index, t, t + span, tw.cta_index, tw.w.warp_id,
+                self.tl.tensor.append((sp.smo.index, sp.index, t, t + span, tw.cta_index, tw.w.warp_id,
                                        tw.cur.pc))
         return done
 
     # ------------------------------------------------------------------ barriers and exits
-    def _warp_done(self, tw, t, state):
-        self._after_barrier(tw, t, state)
+    def _warp_done(self, tw, sp, t):
+        sp.live -= 1
+        state = tw.state
+        state["live"] -= 1
+        state["end"] = max(state.get("end", 0.0), t)
+        self._drop_owed(tw, t)
+        if state["live"] == 0:
+            self._group_done(state, state["end"])
 
-    def _after_barrier(self, tw, t, state):
-        cta = state["cta"]
+    def _after_barrier(self, tw, t):
+        state = tw.state
+        cta = tw.w.cta
         if tw.w.done:
             for bar_id in list(cta.bars):
                 cta._try_release(bar_id)
@@ -334,11 +746,17 @@ class TimedEngine:
                         o.t_next = rel
                     woke = True
                 o.blocked = now_blocked
-            if woke:
-                if sp.wake is not None and not sp.wake.triggered:
-                    sp.wake.succeed()
-                elif sp.sleep_until > rel and sp.proc is not None and sp.proc.is_alive and sp is not tw.sp:
-                    sp.proc.interrupt()
+            if woke and sp is not tw.sp and sp.live:
+                self._push(sp, rel)
+
+
+def _max_ready(ready, rs):
+    m = 0.0
+    for r in rs:
+        v = ready[r]
+        if v > m:
+            m = v
+    return m
 
 
 def run_grid_timed(program, grid, block, launch, params=None, max_steps=None, record: bool = True):

@@ -18,7 +18,10 @@ A table module defines ``TABLE``: a dict with
   each stage ``{"op", "unit", "count", "latency", "after"}`` (``after``: ``"ab"`` = needs A/B/E,
   ``"prev"`` = needs the previous stage's results, ``"prev+c"`` = and C), tensor stages name a
   ``tensor`` group; ``"hoisted": True`` marks stages that ptxas moves out of a loop when A/B/E do
-  not change (the model skips them when the same instruction runs again with the same A/B/E).
+  not change (the model skips them when the same instruction runs again with the same A/B/E);
+* ``memory`` (optional): ``l1_hit`` / ``l2_hit`` (cycles of a global load whose 32-byte sectors are all in
+  the SM's L1 / one of which must come from L2), ``sector_bytes``; without it a global load takes the
+  ``mem_global`` class latency.
 
 Numbers are floats in cycles of the SM clock; times in the model are floats, ``%clock64`` is the
 floor of the current time.
@@ -42,6 +45,7 @@ class Params:
     tensor: dict
     emulated: dict = field(default_factory=dict)
     name: str = ""
+    memory: dict = field(default_factory=dict)
     _by_form: dict = field(default_factory=dict, repr=False)
 
     def __post_init__(self):
@@ -66,7 +70,7 @@ class Params:
         tensor = {g: dict(v, latency=latency, ii=ii) for g, v in self.tensor.items()}
         return Params(self.arch, f"{self.calibration}; every tensor op latency {latency} / ii {ii}",
                       self.clock_mhz, self.issue, self.units, self.classes, tensor, self.emulated,
-                      self.name + f"-fixed{latency:g}")
+                      self.name + f"-fixed{latency:g}", memory=self.memory)
 
 
 TABLES = {"sm_90": "warpsim.timing.params_sm90", "sm_80": "warpsim.timing.params_sm80",
@@ -85,4 +89,4 @@ def params_for(arch: str) -> Params:
     mod = importlib.import_module(TABLES[base])
     t = mod.TABLE
     return Params(t["arch"], t["calibration"], t["clock_mhz"], t["issue"], t["units"], t["classes"],
-                  t["tensor"], t.get("emulated", {}), name=base)
+                  t["tensor"], t.get("emulated", {}), name=base, memory=t.get("memory", {}))

@@ -30,6 +30,14 @@ TABLE = {
         # (T/dense_*:ilp4..8, 210/258/306/354/402), sparse k32 64n + 16 = 64n + (24 - 8)
         # (T/sp_f16_k32_f32:ilp4..8, 272..528), and the latency-bound ILP2/3 dense trips 198/204 (+6/+12).
         "drain_tensor_at_branch": True,
+        # ... and the loop's first mma issues in the cycle the last one's result is written (the branch one
+        # cycle before): ILP1 trips are exactly 8 x latency (134.0 = 8 x 16.75, T/sp_*_k16*:ilp1; 192.0 =
+        # 8 x 24, T/dense_*:ilp1, T/sp_*_k32*:ilp1), and 48n + 18 is last-mma issue + 24.
+        "drain_slack": 1.0,
+        # a conditional branch issues at least 13 cycles after the instruction that set its predicate: every
+        # timing kernel's prologue has ISETP.GE.AND P0 with stall count 13 right before @!P0 BRA
+        # (P/*_ilp*: ISETP ... S13, BRA).
+        "predicate_to_branch": 13.0,
         # bar.sync: last arrival -> next issue [lit: ~20-cycle CTA barrier on Volta..Hopper microbenchmarks]
         "barrier": 20.0,
     },
@@ -39,8 +47,11 @@ TABLE = {
         "sfu": {"ii": 8.0, "scope": "sp"},     # 4 SFU lanes per sub-partition [lit]
         "branch": {"ii": 1.0, "scope": "sp"},
         "tensor": {"ii": 1.0, "scope": "sp"},  # per-form ii below; this entry is only the unit's name
-        # LSU/MIO shared by the SM: 1 memory warp-instruction per cycle [lit]
-        "mio": {"ii": 1.0, "scope": "sm"},
+        # memory instructions queue per sub-partition (MIO): one per cycle [lit], a 32-lane global load every
+        # 4 cycles (class mem_global below). Per sub-partition, not per SM: with 16 warps at ILP1 the clock
+        # reads that follow each warp's 4 C loads spread over 62 cycles (= 4 warps x 4 LDG x 4 on one
+        # sub-partition; T/sp_f16_k32_f32:ilp1 warps 16, starts 0..62), not 256 (16 x 4 x 4 on one SM).
+        "mio": {"ii": 1.0, "scope": "sp"},
     },
     "classes": {
         "alu": {"unit": "int", "latency": 4.0},     # dependent IADD3/LOP3 4 cycles [lit: Abdelkhalik HPEC'22]
@@ -49,13 +60,14 @@ TABLE = {
         "div": {"unit": "sfu", "latency": 40.0},    # MUFU.RCP + Newton sequence [lit, rough]
         "cvt": {"unit": "int", "latency": 6.0},     # F2F/I2F [lit]
         "special": {"unit": "int", "latency": 6.0},  # S2R/CS2R
-        # ld.param -> LDC (constant cache hit) [lit ~ 10-15]
-        "mem_param": {"unit": "mio", "latency": 12.0},
-        # ld.global, L2 hit on the warm launches: fitted to the 1-warp ILP1 reps-4 runs, where the first
-        # mma waits for the A/B/E loads issued just before the clock read (T/sp_f16_k16_f32:ilp1 reps 4 =
-        # 880, T/dense_f16_k16_f32:ilp1 = 1125, T/sp_f16_k32_f32:ilp1 = 1166 -> 340 splits the three);
-        # the first launch of a kernel (DRAM miss) is excluded from the statistic.
-        "mem_global": {"unit": "mio", "latency": 340.0},
+        # ld.param -> LDC (constant cache hit) [lit: ~30 on Volta..Hopper]; with the L1 hit latency below it
+        # sets the 93-cycle prologue of the 1-warp ILP>=2 runs (clock read -> LDC reps -> ISETP -> BRA ->
+        # A/B/E loads that hit -> first mma; T/sp_*_k16*:ilp2..4 reps 4), which fixes only their sum.
+        "mem_param": {"unit": "mio", "latency": 30.0},
+        # ld.global: latency from the L1 model ("memory" below); this entry is the fallback without it.
+        # A 32-lane LDG issues every 4 cycles (ptxas's stall count 4 between the LDGs of every timing kernel,
+        # P/*: LDG.E ... S4) on the sub-partition's MIO queue.
+        "mem_global": {"unit": "mio", "latency": 350.0, "ii": 4.0},
         "mem_shared": {"unit": "mio", "latency": 30.0},  # LDS/STS [lit: ~29-33 on Hopper]
         "mem_local": {"unit": "mio", "latency": 40.0},   # L1 hit [lit]
         "branch": {"unit": "branch", "latency": 1.0},
@@ -99,6 +111,29 @@ TABLE = {
         # forms not traced: assumed like the traced group of the same class
         "sparse_default": {"latency": 24.0, "ii": 8.0, "forms": []},
         "dense_default": {"latency": 24.0, "ii": 6.0, "forms": []},
+    },
+    # global loads through the SM's sectored L1 (32-byte sectors; empty at each launch, L2 warm on the
+    # non-first launches the statistics use). Which A/B/E fragment loads hit is decided by sectors alone:
+    # they issue after the clock read (sched rule 1) and after the C loads of the same lanes completed
+    # (ILP >= 2: the C copies before the clock read wait for them). Records of 36/28/40/32 bytes per lane
+    # (k16 sparse, dense) put C bytes in every sector: the 1-warp ILP>=2 prologue is 93 cycles
+    # (T/sp_f16_k16_f32, sp_s8_k32, sp_tf32_k8_f32, ...) or 99 (T/dense_*_f32); the 52/44-byte records of
+    # the k32 sparse forms leave 36-byte gaps, so some sectors miss and the prologue is ~390 at every ILP
+    # (T/sp_f16_k32_f32, sp_s8_k64, sp_tf32_k16_f32, ...).
+    "memory": {
+        "sector_bytes": 32,
+        # L1 hit [lit: ~32 cycles on H100 with the wavefront below]; fitted with mem_param above to the
+        # 1-warp reps-4 runs of the 18 native traces.
+        "l1_hit": 30.0,
+        # L2 hit (warm) fitted to the k32 prologue (~390, every ILP) and the ILP1 prologues (345 k16, 398
+        # k32: the A/B/E loads wait for the C loads' fills or miss after them) [lit: ~260-300 near L2
+        # partition; the traces' data sit where they sit].
+        "l2_hit": 350.0,
+        # every L1 hit moves its wavefronts through the SM's L1 data path, 2 cycles each; a wavefront is one
+        # access per 4-byte bank (32 banks), so lanes 32 bytes apart (T/dense_f16_k16_f16: 8-word
+        # records) conflict 8 ways: its ILP>=2 prologue is 170, 71 more than the 40-byte records of
+        # T/dense_f16_k16_f32 (2-way): 6 loads x (8 - 2) wavefronts x 2 cycles = 72.
+        "wavefront": 2.0,
     },
     # ------------------------------------------------------------------ emulated forms (no native pipe)
     "emulated": {

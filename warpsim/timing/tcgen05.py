@@ -14,12 +14,10 @@ from __future__ import annotations
 
 import time
 
-import simpy
-
 from warpsim.cta import CTA
 from warpsim.engine import Stats, dim3
 from warpsim.timing import params_tcgen05
-from warpsim.timing.model import _SP, _TW, TimedEngine
+from warpsim.timing.model import _SM, TimedEngine
 
 
 class Tcgen05Timing:
@@ -65,6 +63,13 @@ class _ClusterView:
         return self.cluster.deadlock_message()
 
 
+class _Slot:
+    """Consecutive SMs that run one cluster at a time, and the clusters still to run there."""
+
+    def __init__(self, sms, clusters):
+        self.sms, self.clusters = sms, list(clusters)
+
+
 class ClusterTimedEngine(TimedEngine):
     def run_grid(self, grid, block) -> Stats:
         from warpsim.cluster import cluster_ctaids
@@ -79,45 +84,43 @@ class ClusterTimedEngine(TimedEngine):
         for i, ids in enumerate(cluster_ctaids(g, dims)):
             per_slot.setdefault(i % slots, []).append((index, ids))
             index += len(ids)
-        for slot, lst in per_slot.items():
-            self.env.process(self._cluster(slot * size, lst, g, b))
-        self.env.run()
+        self.g, self.b = g, b
+        for slot in sorted(per_slot):
+            sms = [_SM(slot * size + j, (), self.nunits) for j in range(size)]
+            self._start_next(_Slot(sms, per_slot[slot]), 0.0)
+        self._loop()
+        self._finish_records()
         return Stats(self.steps, index, time.perf_counter() - t0)
 
-    def _cluster(self, sm0, clusters, g, b):
-        for index0, ids in clusters:
-            ctas = [CTA(self.program, c, g, b, self.launch) for c in ids]
-            cl = ctas[0].cluster
-            self.sm_units = {}
-            start = self.env.now
-            live = []
-            for j, cta in enumerate(ctas):
-                self.tl.sm_of_cta[index0 + j] = sm0 + j
-                sps = [_SP(i) for i in range(self.nsp)]
-                for w in cta.warps:
-                    sp = sps[w.warp_id % self.nsp]
-                    sp.warps.append(_TW(w, sp, index0 + j, start))
-                live += [sp for sp in sps if sp.warps]
-            state = {"cta": _ClusterView(cl), "sps": live, "sm": sm0, "index": index0, "waiting": 0}
-            for sp in live:
-                sp.t_issue = start
-                sp.proc = self.env.process(self._scheduler(sp, state))
-            yield simpy.AllOf(self.env, [sp.proc for sp in live])
-            for cta in ctas:
+    def _start_next(self, owner, start):
+        if not owner.clusters:
+            return
+        index0, ids = owner.clusters.pop(0)
+        ctas = [CTA(self.program, c, self.g, self.b, self.launch) for c in ids]
+        members = [(index0 + j, cta, owner.sms[j]) for j, cta in enumerate(ctas)]
+        self._start_group(owner, members, _ClusterView(ctas[0].cluster), start)
+
+    def _group_done(self, state, t):
+        ctas = state["ctas"]
+        cl = ctas[0].cluster
+        for cta in ctas:
+            if cta.rank not in cl.finished:
                 cta.finish()
                 cl.finished.add(cta.rank)
-            self.launch.clusters.pop(cl.cid, None)
-            self.tl.cycles = max(self.tl.cycles, self.env.now)
+        self.launch.clusters.pop(cl.cid, None)
+        self.tl.cycles = max(self.tl.cycles, t)
+        self._start_next(state["owner"], t)
 
-    def _issue(self, tw, sp, t, opr, state):
-        super()._issue(tw, sp, t, opr, state)
-        self._after_barrier(tw, t, state)  # a pair rendezvous or barrier.cluster may have released other warps
+    def _issue(self, tw, sp, t):
+        super()._issue(tw, sp, t)
+        if not tw.w.done:
+            self._after_barrier(tw, t)  # a pair rendezvous or barrier.cluster may have released other warps
 
-    def _after_barrier(self, tw, t, state):
+    def _after_barrier(self, tw, t):
         cta = tw.w.cta
         if tw.w.done:
             cta.cluster.try_release()
             if all(w.done for w in cta.warps) and cta.rank not in cta.cluster.finished:
                 cta.finish()
                 cta.cluster.finished.add(cta.rank)
-        super()._after_barrier(tw, t, dict(state, cta=cta))
+        super()._after_barrier(tw, t)

@@ -1,0 +1,282 @@
+"""The order in which ptxas puts a kernel's instructions: the timed engine issues in this order.
+
+The hardware runs the SASS that ptxas makes from the PTX, and ptxas moves instructions. Which moves
+matter for timing was read off the SASS ptxas 13.0 makes from every recorded timing kernel
+(``traces/capture/build/timing_*.cubin``, disassembled with cuobjdump 13.5; the same order in all 192
+kernels), and is modelled as four deterministic rules on the PTX, applied per basic block:
+
+1. **Loads sink into the one successor that uses them.** A ``ld`` from global, const or param memory
+   whose destination registers are read neither later in its block nor on any other path out of the
+   block (liveness), whose successor ``S`` has this block as its only predecessor, and which no later
+   instruction of the block could disturb (a write to one of its registers or a store/barrier/fence),
+   moves to the start of ``S``. Evidence: the A/B/E fragment loads of every timing kernel are read only
+   inside the mma loop, and ptxas places their ``LDG`` after the ``%clock64`` read and the ``reps < 1``
+   branch, at the top of the loop preheader (``timing_sp_f16_k16_f32_ilp1``: ``CS2R R14, SR_CLOCKLO`` at
+   0x0c0, ``@!P0 BRA`` at 0x0f0, the 5 ``LDG`` at 0x100-0x140); the C loads, also read on the bypass path,
+   stay in the entry block before the clock read.
+2. **Cheap instructions go next to their first use.** A parameter load (``LDC``) or an integer/float ALU
+   instruction that does not read a special register, whose first reader in the block comes after a
+   ``%clock`` read, moves down to just before that reader. Evidence: ``ld.param`` of ``reps`` is written
+   before the first clock read in the PTX and is ``LDC R3, c[0x0][0x238]`` after ``CS2R`` in every kernel;
+   the ``and.b32 %r271, %tid, 31`` before the final clock read is ``LOP3.LUT P0`` after it, while the
+   ``S2R SR_TID.X`` (a special-register read, long latency) stays before it.
+3. **Loads are hoisted within a region.** Between two volatile instructions (clock reads, barriers,
+   stores, fences, branches), a load or special-register read moves up past the instructions it does
+   not depend on (no register hazard; loads keep their order among themselves). Evidence: the C loads
+   interleaved with their ``xor`` copies in the PTX are four back-to-back ``LDG`` followed by the
+   ``LOP3``s in the SASS (``timing_sp_f16_k16_f32_ilp4`` 0x070-0x170).
+
+4. **A loop's compare moves up.** The cheap instructions that compute a conditional branch's predicate
+   move up to just behind the first instruction of the block. Evidence: every mma loop has ``UIADD3``
+   (the trip counter) and ``ISETP`` right after its first ``HMMA``, 13+ cycles before the ``BRA``.
+
+Nothing moves up across a volatile instruction, so when the engine times an instruction every
+instruction before it in program order has been executed functionally, and a ``%clock`` read runs
+exactly at its issue cycle. Moves never change what a program computes (the same rules a compiler
+must obey); the functional engine keeps executing in program order.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from isa.ptx.ast import Addr, Reg, Sym, Vec
+
+CLOCK_REGS = ("%clock", "%clock64", "%globaltimer", "%globaltimer_lo", "%globaltimer_hi")
+TERMINATORS = ("bra", "brx", "ret", "exit", "trap")
+#: never moved, and nothing moves across them
+VOLATILE_OPS = TERMINATORS + ("bar", "barrier", "membar", "fence", "st", "red", "atom", "call", "nanosleep",
+                              "tcgen05", "mbarrier", "cp", "griddepcontrol", "prefetch", "shfl", "vote", "match",
+                              "redux", "activemask", "elect", "ldmatrix", "stmatrix")
+CHEAP_CLASSES = ("alu", "fma", "mul", "cvt")
+
+
+@dataclass
+class Order:
+    """Where each instruction issues.
+
+    ``entry[pc]`` for the first pc of a basic block: the pcs to issue, in order, when a converged warp
+    enters the block there (instructions sunk into the block first). ``block_of[pc]``: the first pc of
+    pc's block. ``sunk_from[b]``: the pcs block ``b`` gives away, with the block they go to."""
+
+    entry: dict = field(default_factory=dict)
+    block_of: list = field(default_factory=list)
+    sunk_to: dict = field(default_factory=dict)   # block start -> (target block start, (pcs...))
+    nsunk: dict = field(default_factory=dict)     # block start -> how many of entry[start] were sunk into it
+    moved: int = 0                                 # instructions not at their program position
+
+
+def _regs(op, out):
+    t = type(op)
+    if t is Reg:
+        if op.name != "_":
+            out.append(op.name)
+    elif t is Vec:
+        for x in op.items:
+            _regs(x, out)
+    elif t is Addr:
+        if type(op.base) is Reg:
+            out.append(op.base.name)
+    return out
+
+
+def _branch_target(program, ins):
+    if ins.opcode != "bra" or not ins.operands:
+        return None
+    op = ins.operands[0]
+    name = getattr(op, "name", None) if isinstance(op, (Sym, Reg)) else None
+    return program.labels.get(name)
+
+
+def compute(program, info) -> Order:
+    """The issue order of ``program`` (``info``: :func:`warpsim.timing.analysis.analyse` records)."""
+    n = len(info)
+    ins_list = program.instructions
+    if n == 0:
+        return Order(block_of=[])
+    # ---------------------------------------------------------------- basic blocks and edges
+    leaders = {0}
+    leaders.update(pc for pc in program.labels.values() if pc < n)
+    for pc, ins in enumerate(ins_list):
+        if ins.opcode in TERMINATORS and pc + 1 < n:
+            leaders.add(pc + 1)
+    starts = sorted(leaders)
+    ends = starts[1:] + [n]
+    block_of = [0] * n
+    for s, e in zip(starts, ends):
+        for pc in range(s, e):
+            block_of[pc] = s
+    succ: dict[int, list] = {s: [] for s in starts}
+    pred: dict[int, list] = {s: [] for s in starts}
+    for s, e in zip(starts, ends):
+        last = ins_list[e - 1]
+        out = []
+        if last.opcode == "bra":
+            tgt = _branch_target(program, last)
+            if tgt is not None and tgt < n:
+                out.append(tgt)
+            if last.guard is not None and e < n:
+                out.append(e)
+        elif last.opcode in ("ret", "exit", "trap", "brx"):
+            if last.guard is not None and e < n:
+                out.append(e)
+        elif e < n:
+            out.append(e)
+        for t in dict.fromkeys(out):
+            succ[s].append(t)
+            pred[t].append(s)
+    # ---------------------------------------------------------------- liveness (registers)
+    reads = [set(it.reads) for it in info]
+    writes = [set(it.writes) for it in info]
+    kills = [writes[pc] if ins_list[pc].guard is None else set() for pc in range(n)]
+    use_b, def_b = {}, {}
+    for s, e in zip(starts, ends):
+        u, d = set(), set()
+        for pc in range(s, e):
+            u |= reads[pc] - d
+            d |= kills[pc]
+        use_b[s], def_b[s] = u, d
+    live_in = {s: set() for s in starts}
+    changed = True
+    while changed:
+        changed = False
+        for s in reversed(starts):
+            lo = set()
+            for t in succ[s]:
+                lo |= live_in[t]
+            li = use_b[s] | (lo - def_b[s])
+            if li != live_in[s]:
+                live_in[s] = li
+                changed = True
+    # ---------------------------------------------------------------- kinds
+    kind = []
+    for pc, (it, ins) in enumerate(zip(info, ins_list)):
+        if ins.opcode in VOLATILE_OPS or it.timing in ("barrier", "exit", "branch", "async", "tmem") \
+                or any(r in CLOCK_REGS for r in it.reads) or "volatile" in ins.mods:
+            kind.append("volatile")
+        elif ins.opcode == "ld" and it.timing in ("mem_global", "mem_param"):
+            kind.append("param" if it.timing == "mem_param" else "load")
+        elif ins.opcode == "ld":
+            kind.append("load_other")
+        elif any(r.startswith("%") and r not in program.regs for r in it.reads):
+            kind.append("special")
+        elif it.timing in CHEAP_CLASSES:
+            kind.append("cheap")
+        else:
+            kind.append("other")
+    is_clock = [any(r in CLOCK_REGS for r in it.reads) for it in info]
+    # ---------------------------------------------------------------- rule 1: sink loads
+    order = Order(block_of=block_of)
+    body = {s: list(range(s, e)) for s, e in zip(starts, ends)}
+    sunk_in: dict[int, list] = {s: [] for s in starts}
+    for s, e in zip(starts, ends):
+        targets = [t for t in succ[s] if t != s and len(pred[t]) == 1]
+        if not targets:
+            continue
+        moved = []
+        for pc in range(e - 1, s - 1, -1):
+            if kind[pc] not in ("load", "param") or ins_list[pc].guard is not None or not writes[pc]:
+                continue
+            later = [q for q in body[s] if q > pc]
+            if any(kind[q] == "volatile" and not is_clock[q] and q != e - 1 for q in later):
+                continue  # a store, barrier or fence after it: memory order
+            if any(reads[q] & writes[pc] or writes[q] & (writes[pc] | reads[pc]) for q in later):
+                continue
+            dest = writes[pc]
+            into = [t for t in succ[s] if dest & live_in[t]]
+            if len(into) != 1 or into[0] not in targets:
+                continue
+            moved.append((pc, into[0]))
+            body[s].remove(pc)
+        for pc, t in reversed(moved):
+            sunk_in[t].append(pc)
+            order.sunk_to.setdefault(s, (t, []))[1].append(pc)
+    # ---------------------------------------------------------------- rules 2 and 3 inside a block
+    for s in starts:
+        seq = _place_cheap(body[s], kind, reads, writes, is_clock)
+        seq = _hoist_loads(seq, kind, reads, writes)
+        seq = _hoist_branch_condition(seq, ins_list, kind, reads, writes)
+        full = sunk_in[s] + seq
+        order.entry[s] = tuple(full)
+        order.nsunk[s] = len(sunk_in[s])
+        order.moved += sum(1 for i, pc in enumerate(full) if pc != s + i)
+    for s, (t, pcs) in list(order.sunk_to.items()):
+        order.sunk_to[s] = (t, tuple(pcs))
+    return order
+
+
+def _place_cheap(seq, kind, reads, writes, is_clock):
+    """Rule 2: a cheap instruction whose first reader follows a clock read moves to just before it."""
+    seq = list(seq)
+    i = 0
+    while i < len(seq):
+        pc = seq[i]
+        if kind[pc] not in ("cheap", "param") or not writes[pc]:
+            i += 1
+            continue
+        first = None
+        for j in range(i + 1, len(seq)):
+            if reads[seq[j]] & writes[pc]:
+                first = j
+                break
+            if writes[seq[j]] & (writes[pc] | reads[pc]) or kind[seq[j]] == "volatile" and not is_clock[seq[j]]:
+                break
+        if first is None or not any(is_clock[seq[j]] for j in range(i + 1, first)):
+            i += 1
+            continue
+        seq.insert(first - 1, seq.pop(i))
+        # the instruction now sits after the clock read; look at the one that took its place
+    return seq
+
+
+def _hoist_branch_condition(seq, ins_list, kind, reads, writes):
+    """Rule 4: the cheap instructions that compute a conditional branch's predicate move up, behind the
+    block's first instruction (not above a volatile instruction or anything they depend on)."""
+    if len(seq) < 3:
+        return seq
+    term = seq[-1]
+    ins = ins_list[term]
+    if ins.opcode != "bra" or ins.guard is None:
+        return seq
+    need = set(reads[term])
+    chain = []
+    for i in range(len(seq) - 2, 0, -1):
+        pc = seq[i]
+        if kind[pc] == "volatile":
+            break
+        if writes[pc] & need and kind[pc] in ("cheap", "param"):
+            chain.append(pc)
+            need |= reads[pc]
+        elif writes[pc] & need:
+            break
+    if not chain:
+        return seq
+    out = list(seq)
+    for pc in reversed(chain):  # program order
+        i = out.index(pc)
+        j = i
+        while j > 1:
+            q = out[j - 1]
+            if kind[q] == "volatile" or writes[q] & reads[pc] or reads[q] & writes[pc] or writes[q] & writes[pc]:
+                break
+            j -= 1
+        out.insert(j, out.pop(i))
+    return out
+
+
+def _hoist_loads(seq, kind, reads, writes):
+    """Rule 3: loads and special-register reads move up inside their region."""
+    out: list = []
+    for pc in seq:
+        if kind[pc] not in ("load", "load_other", "special") or not out:
+            out.append(pc)
+            continue
+        j = len(out)
+        while j > 0:
+            q = out[j - 1]
+            if kind[q] in ("volatile", "load", "load_other", "special", "param"):
+                break
+            if writes[q] & reads[pc] or reads[q] & writes[pc] or writes[q] & writes[pc]:
+                break
+            j -= 1
+        out.insert(j, pc)
+    return out
