@@ -118,3 +118,11 @@ def test_f16_k32_selector_2_traps_under_hardware_policy():
     body = f"\t{K32} {{%f0,%f1,%f2,%f3}}, {{%r1,%r2,%r3,%r4}}, {{%r6,%r7,%r8,%r9}}, {{%f4,%f5,%f6,%f7}}, %r5, 2;"
     _expect(HardwareTrap, body, "cudaErrorIllegalInstruction", policy="hardware")
     _expect(UndefinedBehavior, body, "sparsity selector 2 is outside [0, 1]")
+
+
+def test_timed_engine_keeps_the_error_as_raised():
+    """simpy rebuilds exceptions leaving a process; the timed engine must hand back the original."""
+    mod = RawModule(code=HEAD.format(target="sm_90a", body=OK), timing=True)
+    with pytest.raises(UndefinedBehavior) as err:
+        mod.get_function("k")(1, 32, (np.zeros(32, np.float32), np.uint32(0x44444445)))
+    assert str(err.value).count("undefined behaviour") == 1 and err.value.lane == 0
