@@ -60,6 +60,10 @@ CASES = {
         r"address, shape and kind: \[d-tmem\] 0x0 M128 N64 \.kind::f16 vs \[d-tmem\] 0x0 M128 N32 \.kind::f16\)"),
     10: (Tcgen05Hazard, HAZARD.format(op="tcgen05.dealloc") + r"tcgen05\.dealloc\.cta_group::1 frees TMEM lanes 0\.\.127, "
          r"columns 0\.\.63, which " + MMA + r" writes, .*it is committed"),
+    12: (Tcgen05Hazard, LOC.format(op="tcgen05.mma") + r"undefined behaviour: tcgen05\.mma\.cta_group::1\.kind::f16 reads "
+         r"shared memory through the async proxy \(bytes 0\.\.\d+, e\.g\. 0x0\) that warp 0 wrote through the generic "
+         r"proxy \(at .*misuse\.ptx:\d+:\d+ \(st\.shared\.v4\.u32 .*\)\) with no fence\.proxy\.async of that warp after the "
+         r"write \(PTX ISA 9\.7\.16\.6\.5\)"),
     11: (Tcgen05Hazard, HAZARD.format(op="tcgen05.ld") + r"tcgen05\.ld\.sync\.aligned\.32x32b\.x1\.b32 reads TMEM lanes "
          r"\d+\.\.\d+, columns 100, which tcgen05\.st\.sync\.aligned\.32x32b\.x1\.b32 \(at .*\) writes, issued by warp \d; "
          r"the operation is not known complete to this warp: this warp has not executed tcgen05\.wait::st since"),
@@ -112,15 +116,16 @@ def test_an_mma_completes_later_than_it_is_issued():
 
 def _pair(mode, timing=False):
     mod = warpsim.RawModule(path=str(DIR / "pair_misuse.ptx"), timing=timing)
-    out = np.zeros(64, np.uint32)
-    mod.get_function("_Z11pair_misusePjj")((2,), (32,), (out, np.uint32(mode)))
-    return out
+    out = np.full(64, 0xDEAD, np.uint32)
+    stats = mod.get_function("_Z11pair_misusePjj")((2,), (32,), (out, np.uint32(mode)))
+    return out, stats
 
 
 @pytest.mark.parametrize("timing", [False, True], ids=["functional", "timed"])
 def test_cta_pair_allocation(timing):
-    out = _pair(0, timing)
-    assert (out == out[0]).all()  # both CTAs of the pair got the same columns
+    out, stats = _pair(0, timing)
+    assert (out == 0).all()  # both CTAs of the pair got the same columns (every thread stored it)
+    assert stats.warp_instructions == 52  # both warps ran to the end (the same count on both engines)
     with pytest.raises(BarrierDeadlock, match=r"(?s)deadlock in cluster \(0, 0, 0\).*barrier\.cluster .*CTA 0 warp 0 wait; "
                                               r"missing: CTA 1 warp 0.*tcgen05\.dealloc\.cta_group::2 at .*: warp 0 of CTA "
                                               r"rank 1 waits for a warp of its peer CTA \(rank 0\).*Tables 46 and 48"):

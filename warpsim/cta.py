@@ -21,6 +21,15 @@ class BarrierDeadlock(WarpsimError):
     """Every live warp of a CTA waits at a barrier that can no longer complete."""
 
 
+def _async_readers(program) -> bool:
+    """Whether ``program`` has instructions that read shared memory through the async proxy (tcgen05.mma/cp)."""
+    got = program.__dict__.get("_async_readers")
+    if got is None:
+        got = program.__dict__["_async_readers"] = any(
+            ins.opcode == "tcgen05" and ins.mods and ins.mods[0] in ("mma", "cp") for _, ins, _, _ in program.ops)
+    return got
+
+
 class CTA:
     def __init__(self, program, ctaid, nctaid, ntid, launch, quantum: int = 512):
         self.program, self.launch, self.quantum = program, launch, quantum
@@ -38,6 +47,12 @@ class CTA:
         self.dynamic_shared = launch.dynamic_shared
         size = program.dynamic_shared_offset + launch.dynamic_shared if launch.dynamic_shared else program.static_shared
         self.shared = Flat(size, "shared memory")
+        # generic-proxy writes to shared memory that async-proxy readers (tcgen05.mma/cp) may read, for kernels
+        # that have such readers (warpsim.tcgen05_async.ProxyTracker); None otherwise
+        self.proxy = None
+        if _async_readers(program):
+            from warpsim.tcgen05_async import ProxyTracker
+            self.proxy = ProxyTracker(self.shared.size)
         n = ntid[0] * ntid[1] * ntid[2]
         self.nwarps = (n + 31) // 32
         t = np.arange(self.nwarps * 32)

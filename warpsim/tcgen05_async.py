@@ -43,6 +43,7 @@ last reader; operations of one cluster complete in issue order.
 """
 from __future__ import annotations
 
+import bisect
 from collections import deque
 
 import numpy as np
@@ -520,6 +521,92 @@ def _pipelined(first: Op, second: Op) -> bool:
     return a == "mma" and b == "shift"
 
 
+# ---------------------------------------------------------------------- shared memory: generic vs async proxy
+class ProxyTracker:
+    """Generic-proxy writes to one CTA's shared memory, for the async-proxy reads of tcgen05.mma and tcgen05.cp
+    (PTX ISA 9.7.16.6.5): a byte that a warp wrote with an ordinary store must be covered by a later
+    ``fence.proxy.async`` of that warp before an async-proxy operation reads it. (What this checks is the
+    writer's fence; that the fence is ordered before the read by a thread synchronisation is not checked.)"""
+
+    def __init__(self, size: int):
+        self.warp = np.full(size, -1, np.int32)  # last generic-proxy writer (warp id) of each byte
+        self.seq = np.zeros(size, np.int64)  # that warp's store count at the write
+        self.count: dict[int, int] = {}
+        self.fenced: dict[int, int] = {}  # warp id -> store count at its last fence.proxy.async
+        self.where: dict[int, list] = {}  # warp id -> [(first store count, store instruction), ...]
+
+    def store(self, warp, space: str, addr, nbytes: int) -> None:
+        lanes = warp.active
+        a = np.asarray(addr, dtype=np.uint64)
+        if space == "generic":
+            lanes = lanes & ((a >> np.uint64(40)) == 1)
+            a = a - np.uint64(1 << 40)
+        if not lanes.any():
+            return
+        wid = warp.warp_id
+        c = self.count.get(wid, 0) + 1
+        self.count[wid] = c
+        idx = (a[lanes].astype(np.int64)[:, None] + np.arange(nbytes)).ravel()
+        idx = idx[(idx >= 0) & (idx < len(self.warp))]
+        self.warp[idx] = wid
+        self.seq[idx] = c
+        w = warp.where()
+        hist = self.where.setdefault(wid, [])
+        if not hist or hist[-1][1] != w:
+            hist.append((c, w))
+
+    def store_at(self, wid: int, seq: int) -> str:
+        """The instruction that made store number ``seq`` of warp ``wid``."""
+        hist = self.where.get(wid, [])
+        i = bisect.bisect_right([c for c, _ in hist], seq) - 1
+        return hist[i][1] if i >= 0 else "?"
+
+    def fence(self, warp) -> None:
+        self.fenced[warp.warp_id] = self.count.get(warp.warp_id, 0)
+
+    # the debugger's snapshots: the arrays change only with shared-memory stores, the counters at fences too
+    def arrays(self):
+        return self.warp.copy(), self.seq.copy()
+
+    def set_arrays(self, a) -> None:
+        np.copyto(self.warp, a[0])
+        np.copyto(self.seq, a[1])
+
+    def counters(self):
+        return dict(self.count), dict(self.fenced), {k: list(v) for k, v in self.where.items()}
+
+    def set_counters(self, c) -> None:
+        self.count, self.fenced, self.where = dict(c[0]), dict(c[1]), {k: list(v) for k, v in c[2].items()}
+
+    def unfenced(self, addrs: np.ndarray) -> np.ndarray:
+        """The addresses among ``addrs`` holding a generic-proxy write not yet fenced by its writer."""
+        a = np.unique(addrs)
+        a = a[(a >= 0) & (a < len(self.warp))]
+        w = self.warp[a]
+        top = int(w.max()) if len(w) else -1
+        if top < 0:
+            return a[:0]
+        fenced = np.array([self.fenced.get(i, 0) for i in range(top + 1)], dtype=np.int64)
+        bad = (w >= 0) & (self.seq[a] > fenced[np.maximum(w, 0)])
+        return a[bad]
+
+
+class _Recorded(np.ndarray):
+    """A view of shared memory that records the index arrays it is read with (the bytes an async op reads)."""
+
+    def __getitem__(self, idx):
+        rec = getattr(self, "rec", None)
+        if rec is not None and isinstance(idx, np.ndarray):
+            rec.append(np.asarray(idx).ravel())
+        return np.asarray(np.ndarray.__getitem__(self, idx))
+
+
+def recorded(buf: np.ndarray) -> _Recorded:
+    v = buf.view(_Recorded)
+    v.rec = []
+    return v
+
+
 # ---------------------------------------------------------------------- the port a warp talks through
 class Port:
     """What ``ExecContext.tcgen05()`` returns: one warp's access to its CTA's TMEM, the pair and the unit."""
@@ -527,10 +614,15 @@ class Port:
     def __init__(self, cta, warp):
         self.cta, self.warp = cta, warp
         self.cluster = cta.cluster
-        if self.cluster.unit is None:
-            self.cluster.unit = TensorUnit(self.cluster, cta.launch)
-        self.unit = self.cluster.unit
         self.key = (cta.rank, warp.warp_id)
+
+    @property
+    def unit(self) -> TensorUnit:
+        """The cluster's tensor unit (created on first use; the debugger may drop or replace it)."""
+        u = self.cluster.unit
+        if u is None:
+            u = self.cluster.unit = TensorUnit(self.cluster, self.cta.launch)
+        return u
 
     @property
     def k(self) -> Knowledge:
@@ -547,6 +639,27 @@ class Port:
     def smem(self, cta=None) -> np.ndarray:
         from warpsim.cluster import shared_bytes
         return shared_bytes(cta or self.cta)
+
+    def async_smem(self, cta) -> np.ndarray:
+        """``cta``'s shared memory as an async-proxy operation reads it (recording which bytes)."""
+        return recorded(self.smem(cta))
+
+    def check_proxy(self, ctas, views, what: str) -> None:
+        """The bytes an async-proxy operation read (``views`` from async_smem) must not hold an unfenced generic
+        write (ub_policy 'error')."""
+        if self.unit.policy != "error":
+            return
+        for cta, v in zip(ctas, views):
+            if cta.proxy is None or not v.rec:
+                continue
+            bad = cta.proxy.unfenced(np.concatenate(v.rec))
+            if len(bad):
+                w = int(cta.proxy.warp[bad[0]])
+                whose = f"warp {w}" + (f" of CTA rank {cta.rank}" if self.cluster.size > 1 else "")
+                rule = (f"{what} reads shared memory through the async proxy (bytes {_span(bad)}, e.g. {int(bad[0]):#x}) "
+                        f"that {whose} wrote through the generic proxy (at {cta.proxy.store_at(w, int(cta.proxy.seq[bad[0]]))})"
+                        " with no fence.proxy.async of that warp after the write (PTX ISA 9.7.16.6.5)")
+                raise Tcgen05Hazard.at(self.warp.where(), rule)
 
     def ctas(self, cta_group: int, what: str) -> list:
         """[this CTA] or the pair [even, odd] for cta_group::2."""

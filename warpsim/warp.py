@@ -258,10 +258,13 @@ class Warp:
             v = v.view(dt) if v.dtype.itemsize == dt.itemsize else fit(v, ptype, np.dtype(f"u{dt.itemsize}")).view(dt)
         try:
             if space != "generic":
-                return self._space(space).store(addr, self.active, v, dt, n)
-            self._generic(addr, lambda sp, a, lanes: self._space(sp).store(a, lanes, v, dt, n))
+                self._space(space).store(addr, self.active, v, dt, n)
+            else:
+                self._generic(addr, lambda sp, a, lanes: self._space(sp).store(a, lanes, v, dt, n))
         except mem.Fault as f:
             self._fault(f, "store", space, addr)
+        if self.cta.proxy is not None and space in ("shared", "generic"):  # generic-proxy writes (fence.proxy.async)
+            self.cta.proxy.store(self, space, addr, dt.itemsize * n)
 
     def cvta(self, addr, space: str, to_generic: bool):
         """Generic <-> ``space`` address conversion (cvta / cvta.to)."""
@@ -297,8 +300,12 @@ class Warp:
         self.cta.arrive(self, bar_id, count, wait)
 
     def fence(self, kind: str) -> None:
-        """membar / fence: no effect on a functional machine that runs one warp at a time; counted."""
+        """membar / fence: no effect on a functional machine that runs one warp at a time; counted.
+        ``fence.proxy.async`` makes this warp's generic-proxy shared-memory writes visible to the async proxy
+        (tcgen05.mma/cp operand reads, warpsim.tcgen05_async.ProxyTracker)."""
         self.fences += 1
+        if self.cta.proxy is not None and kind.startswith("fence.proxy.async") and not kind.endswith(".global"):
+            self.cta.proxy.fence(self)
 
     def tcgen05(self):
         """ExecContext.tcgen05: this warp's port to its CTA's Tensor Memory, the CTA pair and the cluster's

@@ -285,12 +285,13 @@ def tcgen05_thread(ctx, ins, d):
                 continue
             ctas = port.ctas(cg, name)
             tmems = [port.tmem_of(c) for c in ctas]
-            smems = [port.smem(c) for c in ctas]
+            smems = [port.async_smem(c) for c in ctas]  # read through the async proxy
             if op == "cp":
                 def run(views, t=int(taddr[lane]), s=int(sdesc[lane])):
                     for view, sm in zip(views, smems):
                         view.cp(t, d["shape"], sm, s, d["multicast"], cg, d["decompress"])
                 unit.run_async(port, "cp", lane, {"text": name, "shape": d["shape"]}, cg, tmems, run)
+                port.check_proxy(ctas, smems, name)
             elif op == "shift":
                 def run(views, t=int(taddr[lane])):
                     for view in views:
@@ -310,5 +311,6 @@ def tcgen05_thread(ctx, ins, d):
                              scale_input_d=v.get("scale_input_d", 0), scale_a_tmem=get("scale_a"),
                              scale_b_tmem=get("scale_b"), scale_vec=d["scale_vec"])
                 unit.run_async(port, "mma", lane, info, cg, tmems, run)
+                port.check_proxy(ctas, smems, name)
         except WarpsimError as e:
             raise _located(ctx, e) from None

@@ -44,7 +44,7 @@ _WARP_FIXED = frozenset(("program", "cta", "warp_id", "arch", "ub_policy", "rf",
                          "_ops", "write", "_tc_port"))
 _CTA_FIXED = frozenset(("program", "launch", "quantum", "ctaid", "nctaid", "ntid", "arch", "ub_policy", "gmem",
                         "params", "const", "global_vars", "dynamic_shared", "shared", "nwarps", "warps", "tmem",
-                        "cluster", "rank", "cluster_specials", "_tc_port"))
+                        "cluster", "rank", "cluster_specials", "_tc_port", "proxy"))
 
 
 class DebugError(WarpsimError):
@@ -115,6 +115,7 @@ class _Snap:
     memory: dict | None  # space -> copies, for instructions that may write memory
     session: dict
     nbytes: int = 0
+    machine: dict | None = None  # state outside the CTA's attributes: the cluster's tcgen05 unit, proxy counters
 
 
 def _clone(v):
@@ -471,13 +472,16 @@ class Session:
                       "local": w.local.buf.copy(),
                       "global": [r[2].copy() for r in self.launch.gmem.regions],
                       "tmem": copy.deepcopy(vars(cta)["tmem"]) if "tmem" in vars(cta) else _ABSENT,
-                      "tcunit": cta.cluster.unit.state() if getattr(cta, "cluster", None) and cta.cluster.unit
-                      else _ABSENT}
+                      "proxy": cta.proxy.arrays() if getattr(cta, "proxy", None) is not None else _ABSENT}
         session = {"focus_warp": self.focus_warp, "focus_lane": self.focus_lane, "_autofocus": self._autofocus,
                    "_rr": list(self._rr),
                    "last_mma": dict(self.last_mma), "finished": self.finished, "started": self.started,
                    "_done_steps": self._done_steps}
         snap = _Snap(self.cta_index, cta, w.warp_id, warps, cta_attrs, {}, memory, session)
+        unit = cta.cluster.unit if getattr(cta, "cluster", None) is not None else None
+        if unit is not None or getattr(cta, "proxy", None) is not None:  # tcgen05 kernels: every step (bar.sync too)
+            snap.machine = {"tcunit": unit.state() if unit is not None else _ABSENT,
+                            "proxy": cta.proxy.counters() if cta.proxy is not None else _ABSENT}
         snap.nbytes = _nbytes(warps) + (_nbytes(memory) if memory else 0) + 256
         return snap
 
@@ -507,13 +511,19 @@ class Session:
                 d.pop("tmem", None)
             else:
                 d["tmem"] = copy.deepcopy(m["tmem"])
-            if m.get("tcunit", _ABSENT) is _ABSENT:  # the cluster's asynchronous tcgen05 state (warpsim.tcgen05_async)
+            if m.get("proxy", _ABSENT) is not _ABSENT:
+                cta.proxy.set_arrays(m["proxy"])
+        x = snap.machine
+        if x is not None:  # the cluster's asynchronous tcgen05 state (warpsim.tcgen05_async), proxy counters
+            if x["tcunit"] is _ABSENT:
                 cta.cluster.unit = None
             else:
                 if cta.cluster.unit is None:
                     from warpsim.tcgen05_async import TensorUnit
                     cta.cluster.unit = TensorUnit(cta.cluster, cta.launch)
-                cta.cluster.unit.set_state(m["tcunit"])
+                cta.cluster.unit.set_state(x["tcunit"])
+            if x["proxy"] is not _ABSENT:
+                cta.proxy.set_counters(x["proxy"])
         for k, v in snap.session.items():
             setattr(self, k, _clone(v) if k == "_rr" else v)
         self.last_mma = dict(snap.session["last_mma"])
@@ -975,7 +985,8 @@ class Session:
         cta_d = {k: v for k, v in vars(cta).items() if k not in _CTA_FIXED}
         unit = cta.cluster.unit
         mem = (freeze(cta.shared.buf), freeze(cta.params.buf), tuple(freeze(r[2]) for r in self.launch.gmem.regions),
-               freeze(vars(cta).get("tmem")), unit.image() if unit is not None else None)
+               freeze(vars(cta).get("tmem")), unit.image() if unit is not None else None,
+               freeze(vars(cta.proxy)) if getattr(cta, "proxy", None) is not None else None)
         where = (self.focus_warp, self.focus_lane, self._autofocus) if focus else ()
         sess = (self.cta_index, where, tuple(self._rr), self.finished,
                 tuple(sorted((k, v.pc, freeze(v.a), freeze(v.d)) for k, v in self.last_mma.items())))

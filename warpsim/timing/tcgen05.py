@@ -12,9 +12,10 @@
 """
 from __future__ import annotations
 
+import copy
 import time
 
-from warpsim.cta import CTA
+from warpsim.cta import CTA, BarrierDeadlock
 from warpsim.engine import Stats, dim3
 from warpsim.timing import params_tcgen05
 from warpsim.timing.model import _SM, TimedEngine
@@ -71,6 +72,16 @@ class _Slot:
 
 
 class ClusterTimedEngine(TimedEngine):
+    def __init__(self, *args, **kw):
+        super().__init__(*args, **kw)
+        # a tcgen05 instruction may release a warp of the other CTA (the cta_group::2 pair rendezvous): never on
+        # the engine's sub-partition-local fast paths, so that _issue below sees it (a copy: analyse() caches)
+        self.info = [copy.copy(it) if it.opcode == "tcgen05" else it for it in self.info]
+        for it in self.info:
+            if it.opcode == "tcgen05":
+                it.fast = it.local = False
+        self.started: list = []
+
     def run_grid(self, grid, block) -> Stats:
         from warpsim.cluster import cluster_ctaids
         g, b = dim3(grid, "grid"), dim3(block, "block")
@@ -89,6 +100,9 @@ class ClusterTimedEngine(TimedEngine):
             sms = [_SM(slot * size + j, (), self.nunits) for j in range(size)]
             self._start_next(_Slot(sms, per_slot[slot]), 0.0)
         self._loop()
+        for ctas in self.started:  # nothing left to issue, yet a cluster has warps that never finished
+            if not all(w.done for c in ctas for w in c.warps):
+                raise BarrierDeadlock(ctas[0].cluster.deadlock_message())
         self._finish_records()
         return Stats(self.steps, index, time.perf_counter() - t0)
 
@@ -97,6 +111,7 @@ class ClusterTimedEngine(TimedEngine):
             return
         index0, ids = owner.clusters.pop(0)
         ctas = [CTA(self.program, c, self.g, self.b, self.launch) for c in ids]
+        self.started.append(ctas)
         members = [(index0 + j, cta, owner.sms[j]) for j, cta in enumerate(ctas)]
         self._start_group(owner, members, _ClusterView(ctas[0].cluster), start)
 
@@ -115,6 +130,9 @@ class ClusterTimedEngine(TimedEngine):
         super()._issue(tw, sp, t)
         if not tw.w.done:
             self._after_barrier(tw, t)  # a pair rendezvous or barrier.cluster may have released other warps
+        st = tw.state  # every live warp of the cluster now waits (barrier.cluster, pair rendezvous, bar.sync):
+        if st["live"] > 0 and all(o.w.done or o.w.blocked is not None for s in st["sps"] for o in s.warps):
+            raise BarrierDeadlock(st["cta"]._deadlock_message())  # only an issue could release them
 
     def _after_barrier(self, tw, t):
         cta = tw.w.cta

@@ -6,6 +6,7 @@
 //   7 exit with TMEM allocated          8 a second MMA of another shape on the same columns, unfinished
 //   9 tcgen05.st over D while the MMA may still write it              10 dealloc before the MMA is known complete
 //   11 tcgen05.ld right after tcgen05.st of the same cells without wait::st
+//   12 no fence.proxy.async between the stores of A and B to shared memory and the MMA that reads them
 #include "tcgen05_common.cuh"
 
 __device__ __forceinline__ void mma_f16_128xN(uint32_t d, uint64_t ad, uint64_t bd, uint32_t n, uint32_t acc) {
@@ -23,7 +24,7 @@ __global__ void misuse(const uint8_t* a, const uint8_t* b, float* out, uint32_t 
   const uint32_t w = threadIdx.x / 32;
   copy_to_smem(sa, a, sizeof(sa));
   copy_to_smem(sb, b, sizeof(sb));
-  fence_proxy_async();
+  if (mode != 12) fence_proxy_async();
   if (w == 0) {
     tmem_alloc(&tmem_base, mode == 1 ? 512 : 128);
     if (mode == 1) tmem_alloc(&extra, 32);  // nothing left: the allocation can never be satisfied
