@@ -70,7 +70,7 @@ class _TW:
 
     __slots__ = ("w", "sp", "cta_index", "t_next", "ready", "ver", "tensor_done", "queue", "qi", "nsunk",
                  "owed", "si", "cur", "prev_done", "first_issue", "first_ready", "skip_hoisted", "memo",
-                 "blocked", "recs", "gaddr", "last_block", "last_t", "state", "pred_at", "slot")
+                 "blocked", "recs", "gaddr", "last_block", "last_t", "state", "pred_at", "slot", "memo_key")
 
     def __init__(self, w, sp, cta_index, t0, nslots, state):
         self.w, self.sp, self.cta_index, self.state = w, sp, cta_index, state
@@ -98,7 +98,8 @@ class _TW:
 
 
 class _SP:
-    __slots__ = ("index", "smo", "warps", "live", "t_issue", "units", "rr", "stamp", "state", "key")
+    __slots__ = ("index", "smo", "warps", "live", "t_issue", "units", "rr", "stamp", "state", "key", "tlast",
+                 "tflight", "last")
 
     def __init__(self, index, smo, nunits, state):
         self.index, self.smo, self.state = index, smo, state
@@ -109,6 +110,9 @@ class _SP:
         self.rr = 0
         self.stamp = 0
         self.key = (smo.index, index)
+        self.tlast = None        # the warp whose tensor op the pipe took last
+        self.tflight: list = []  # (completion, warp) of the tensor ops in flight
+        self.last = None         # the warp that issued last
 
 
 class _SM:
@@ -140,7 +144,11 @@ class TimedEngine:
         self.br_pen = float(iss["branch_taken"])
         self.bar_lat = float(iss["barrier"])
         self.policy = iss.get("policy", "lrr")
+        self.greedy = self.policy == "greedy-lrr"
         self.pred_branch = float(iss.get("predicate_to_branch", 0.0))
+        shr = iss.get("tensor_sharing", {})
+        self.t_switch = float(shr.get("switch", 0.0))
+        self.t_xw = float(shr.get("inflight_other", 0.0))
         mem = getattr(params, "memory", None) or {}
         self.l1_hit = float(mem.get("l1_hit", params.classes["mem_global"]["latency"]))
         self.l2_hit = float(mem.get("l2_hit", params.classes["mem_global"]["latency"]))
@@ -286,6 +294,8 @@ class TimedEngine:
                 if v > t:
                     t = v
             u = (smunits if it.sm_unit else units)[it.uidx]
+            if it.tensor and sp.tlast is not tw and sp.tlast is not None:
+                u += self.t_switch
             if u > t:
                 t = u
             if sp.t_issue > t:
@@ -320,6 +330,8 @@ class TimedEngine:
             elif record:
                 rec = tw.recs.pop(pc, None)
             done = t + it.lat
+            if it.tensor:
+                sp.tlast = tw
             (smunits if it.sm_unit else units)[it.uidx] = t + it.ii
             if rec is not None:
                 opr = 0.0
@@ -379,6 +391,7 @@ class TimedEngine:
             return tw, (t if t > sp.t_issue else sp.t_issue)
         best, bt = None, _INF
         rr = sp.rr
+        last, t_last = sp.last, _INF
         for k in range(n):
             tw = ws[(rr + k) % n]
             w = tw.w
@@ -387,9 +400,14 @@ class TimedEngine:
             t = self._earliest(tw, sp)
             if t < bt:
                 best, bt = tw, t
+            if tw is last:
+                t_last = t
         if best is None:
             return None, _INF
-        return best, (bt if bt > sp.t_issue else sp.t_issue)
+        ti = sp.t_issue
+        if self.greedy and last is not None and (t_last <= bt or t_last <= ti):
+            best, bt = last, t_last  # greedy: the warp that issued last goes on while it can issue first
+        return best, (bt if bt > ti else ti)
 
     def _earliest(self, tw, sp):
         """The cycle tw's next instruction (or emulated stage) can issue."""
@@ -405,6 +423,8 @@ class TimedEngine:
                     if v > t:
                         t = v
                 u = (sp.smo.units if it.sm_unit else sp.units)[it.uidx]
+                if it.tensor and sp.tlast is not tw and sp.tlast is not None:
+                    u += self.t_switch
                 if u > t:
                     t = u
                 if it.branch:
@@ -448,6 +468,8 @@ class TimedEngine:
         opr = self._operands(tw, it, st)
         t = tw.t_next if tw.t_next > opr else opr
         u = (sp.smo.units if st.sm else sp.units)[st.uidx]
+        if st.unit == "tensor" and sp.tlast is not tw and sp.tlast is not None:
+            u += self.t_switch
         if u > t:
             t = u
         if it.branch and self.drain and tw.tensor_done - self.drain_slack > t:
@@ -472,6 +494,8 @@ class TimedEngine:
             pc = w.pc
             entry = order.entry.get(pc)
             if entry is not None:
+                if tw.memo:
+                    tw.memo = {}  # ptxas shares a repeated product inside one pass through a block only
                 k = order.nsunk.get(pc, 0)
                 if k and tw.owed == entry[:k]:  # coming from the block that sank them here
                     tw.queue, tw.qi, tw.nsunk, tw.owed = entry, 0, k, ()
@@ -557,6 +581,7 @@ class TimedEngine:
                     return self._issue_fast(tw, sp, it, pc, t)
         sp.t_issue = t + 1.0
         sp.rr = tw.slot + 1 if tw.slot + 1 < len(sp.warps) else 0
+        sp.last = tw
         if tw.si == 0:
             if pc >= self.n_ops:  # past the end: the lanes retire
                 self._execute_through(tw, pc, t)
@@ -574,13 +599,19 @@ class TimedEngine:
             if it.emulated:  # the product of the same A/B/E values was computed already: ptxas hoists/CSEs it
                 key = (it.emulated,) + tuple((r, tw.ver.get(r, 0)) for r in it.rs_ab)
                 tw.skip_hoisted = key in tw.memo
-                tw.memo[key] = True
+                tw.memo_key = key
             if it.branch and (w.pc if w.lpc is None else int(w.lpc.min())) != pc + 1 and not w.done:
                 tw.t_next = t + 1.0 + self.br_pen
         it = tw.cur
         stages = it.stages
+        if tw.si == 0 and tw.skip_hoisted:  # start at the first stage the shared product does not cover
+            while tw.si < len(stages) - 1 and stages[tw.si].hoisted:
+                tw.si += 1
+            tw.prev_done = tw.memo[tw.memo_key]
         st = stages[tw.si]
         done = self._run_stage(tw, sp, st, t)
+        if st.hoisted and not tw.skip_hoisted:
+            tw.memo[tw.memo_key] = done
         tw.si += 1
         while tw.si < len(stages) and tw.skip_hoisted and stages[tw.si].hoisted:
             tw.si += 1
@@ -623,6 +654,7 @@ class TimedEngine:
         n = len(sp.warps)
         if n > 1:
             sp.rr = tw.slot + 1 if tw.slot + 1 < n else 0
+            sp.last = tw
         rec = None
         if tw.qi >= tw.nsunk:
             if w.lpc is None and w.pc == pc:  # the next instruction in program order: run it
@@ -643,6 +675,8 @@ class TimedEngine:
             rec = tw.recs.pop(pc, None)
         ready = tw.ready
         done = t + it.lat
+        if it.tensor:
+            done = self._tensor_issue(tw, sp, t, done)
         (sp.smo.units if it.sm_unit else sp.units)[it.uidx] = t + it.ii
         if rec is not None:
             opr = 0.0
@@ -701,14 +735,29 @@ class TimedEngine:
         sm.l1_free = start + wf * self.wavefront
         return sm.l1_free
 
+    def _tensor_issue(self, tw, sp, t, done):
+        """A tensor op of ``tw`` enters ``sp``'s pipe at ``t``: its completion is delayed by ``inflight_other``
+        per tensor op of another warp still in flight there (tensor_sharing)."""
+        sp.tlast = tw
+        if self.t_xw and len(sp.warps) > 1:
+            fl = [x for x in sp.tflight if x[0] > t]
+            n = 0
+            for x in fl:
+                if x[1] is not tw:
+                    n += 1
+            done += self.t_xw * n
+            fl.append((done, tw))
+            sp.tflight = fl
+        return done
+
     def _run_stage(self, tw, sp, st, t):
         """Occupy ``st``'s unit from cycle ``t``; returns when its results are written."""
-        if tw.si == 0 and st.hoisted and tw.skip_hoisted:
-            return t
         span = st.count * st.ii
         (sp.smo.units if st.sm else sp.units)[st.uidx] = t + span
         last = t + (st.count - 1) * st.ii
         done = last + st.latency
+        if st.unit == "tensor":
+            done = self._tensor_issue(tw, sp, t, done)
         nxt = t + (span if st.count > 1 else 1.0)
         if nxt > tw.t_next:
             tw.t_next = nxt

@@ -17,10 +17,13 @@ TABLE = {
         # warps 0 and 4 take 2x as long (12357 vs 6639 cycles), warps 1-3 do not (sp_f16_k16_f32, dense_*).
         "subpartitions": 4,
         "sms": 132,
-        # each sub-partition issues at most one instruction per cycle; ready warps are taken in loose
-        # round-robin order (after the last warp issued): T/*:ilp4 with 2 and 3 warps on one
-        # sub-partition finish within 2% of each other (12357/12582, 18201/18574/18351).
-        "policy": "lrr",
+        # each sub-partition issues at most one instruction per cycle. Greedy, then loose round-robin: the
+        # warp that issued last goes on while it can issue as early as any other; otherwise the ready warps
+        # are taken in round-robin order after it. T/*:ilp4 with 2 and 3 warps on one sub-partition finish
+        # within 2% of each other (12357/12582, 18201/18574/18351: fair), and pipe-bound pairs lose no cycles
+        # to simultaneous trip-end drains (T/dense_f16_k16_f32:ilp4 warps 8 = 12332 = 2 x 32 x 32 x 6 + 44;
+        # strict alternation would add ~18 per trip).
+        "policy": "greedy-lrr",
         # the instruction after a taken branch: no visible cost in the dependent chains —
         # T/sp_f16_k16_f32:ilp1 trip = 134 = 8 x 16.75 and T/dense_f16_k16_f32:ilp1 trip = 192 = 8 x 24.
         "branch_taken": 0.0,
@@ -38,6 +41,14 @@ TABLE = {
         # timing kernel's prologue has ISETP.GE.AND P0 with stall count 13 right before @!P0 BRA
         # (P/*_ilp*: ISETP ... S13, BRA).
         "predicate_to_branch": 13.0,
+        # several warps on one tensor pipe: the pipe takes an op from another warp than its last one
+        # ``switch`` cycles later than its ii, and an op completes ``inflight_other`` cycles later per tensor op
+        # of another warp in flight on the pipe when it issues (operand/writeback sharing). Fitted together to the
+        # ILP1 runs with 2..16 warps (T/sp_f16_k16_f32, dense_f16_k16_f32, sp_f16_k32_f32: ilp1 warps 2..16,
+        # reps 32), where one warp per sub-partition runs at 16.75 / 24 per mma and 2, 3, 4 warps per
+        # sub-partition at 17.45, 19.4, 25.4 (k16 sparse) per mma and warp; the ILP4 runs, pipe-bound with
+        # long same-warp runs, stay at the tensor ii.
+        "tensor_sharing": {"switch": 0.5, "inflight_other": 0.75},
         # bar.sync: last arrival -> next issue [lit: ~20-cycle CTA barrier on Volta..Hopper microbenchmarks]
         "barrier": 20.0,
     },
@@ -179,15 +190,18 @@ TABLE = {
             {"op": "FADD (+C)", "unit": "fp", "count": 4, "latency": 4.0, "after": "prev+c"},
         ],
         # e4m3/e5m2 mma.sync m16n8k32 f32: F2FP unpack + 2 HMMA.16816.F32 with RZ accumulators + 4 FADD
-        # into C; ptxas hoists the loop-invariant product out of the loop and shares it between the chains
-        # (P/dense_e4m3_k32_f32_ilp1..8: 2 HMMA in the whole kernel at every ILP, 4 FADD per mma in the
-        # loop): the model computes a hoisted stage once per distinct A/B/E values of the warp.
+        # into C; ptxas computes the product of the same A/B once per pass through the loop body and shares
+        # it between the chains (P/dense_e4m3_k32_f32_ilp1..8: 12 F2FP + 2 HMMA in the loop body at every
+        # ILP, 4 FADD per mma): the model computes a hoisted stage once per distinct A/B/E values per pass
+        # through a basic block.
         "dense:f8k32": [
             {"op": "F2FP.F16.E4M3.UNPACK_B", "unit": "int", "count": 12, "ii": 2.0, "latency": 6.0, "after": "ab",
              "hoisted": True},
             {"op": "HMMA.16816.F32", "unit": "tensor", "group": "dense", "count": 2, "after": "prev", "hoisted": True},
-            # FADD latency fitted: per-mma period 3 + latency = 11.26 (T/dense_e4m3_k32_f32:ilp1 slope)
-            {"op": "FADD (+C)", "unit": "fp", "count": 4, "latency": 8.25, "after": "prev+c"},
+            # 4 FADD per mma on the FP pipe, each into its own C register, dependent FADD 4 cycles [lit]: the
+            # group's result counts 1 cycle after its last FADD (4 - 3), so a chain advances every 4 cycles:
+            # ILP n trips 78 + 32n for n >= 2 (T/dense_e4m3_k32_f32:ilp2..8: 142, 174, ..., 334)
+            {"op": "FADD (+C)", "unit": "fp", "count": 4, "latency": 1.0, "after": "prev+c"},
         ],
     },
 }
