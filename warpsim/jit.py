@@ -182,11 +182,16 @@ def mma_batch(a2, b2, c2, e, fa, sa, tm, fb, sb, fc, sc, dsrc,
     kcf = kcol.reshape(-1)
     klane, kshift, kbase = np.empty(kcf.shape[0], np.int64), np.empty(kcf.shape[0], np.int64), \
         np.empty(kcf.shape[0], np.int64)
+    fast12 = pattern == PAT_1_2 and z == 1 and nchunks == kh
+    codes_f = codes.reshape(-1)
     for m in range(m_rows):
         for j in range(kh):
-            klane[m * kh + j] = tm0[m, j >> 1]
-            kshift[m * kh + j] = tm1[m, j >> 1] + 2 * (j & 1)
-            kbase[m * kh + j] = 4 * (j >> 1)
+            if fast12:
+                klane[m * kh + j], kshift[m * kh + j], kbase[m * kh + j] = tm0[m, j], tm1[m, j], 2 * j
+            elif fast24:
+                klane[m * kh + j] = tm0[m, j >> 1]
+                kshift[m * kh + j] = tm1[m, j >> 1] + 2 * (j & 1)
+                kbase[m * kh + j] = 4 * (j >> 1)
     for i in range(n_inst):
         load_bits(a2, i, faf, saf, masks[0], raw)
         decode_all(raw, decs[0], luts_a, lows[0], emin_pows[0], avf, apf)
@@ -194,6 +199,14 @@ def mma_batch(a2, b2, c2, e, fa, sa, tm, fb, sb, fc, sc, dsrc,
             for p in range(kcf.shape[0]):
                 kcf[p] = kbase[p] + ((np.int64(e[i, klane[p]]) >> kshift[p]) & 3)
             mixed = False
+        elif fast12:  # tf32 1:2: one stored value per chunk; 0100 → column 2c, 1110 → 2c + 1, others mix halves
+            bad = 0
+            for p in range(kcf.shape[0]):
+                q = (np.int64(e[i, klane[p]]) >> kshift[p]) & 0xF
+                codes_f[p] = q
+                kcf[p] = kbase[p] + (1 if q == 0b1110 else 0)
+                bad += 0 if (q == 0b0100 or q == 0b1110) else 1
+            mixed = bad > 0
         else:
             mixed = gather_codes(e, i, tm0, tm1, pattern, z, codes, kcol)
         load_bits(b2, i, fbf, sbf, masks[1], raw)
