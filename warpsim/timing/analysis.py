@@ -30,6 +30,7 @@ class Stage:
     after: str         # "ab" | "prev" | "prev+c" | "none" | "all"
     hoisted: bool = False
     group: str = ""    # tensor group
+    warp_busy: float = 0.0  # cycles before the warp issues again (0: count x ii, or 1 for a single op)
     uidx: int = 0      # index of ``unit`` in the engine's unit lists
     sm: bool = False   # the unit is shared by the SM (else one per sub-partition)
 
@@ -65,6 +66,7 @@ class InsTiming:
     pred_ws: tuple = ()     # predicate registers it writes (slots)
     guard_slot: int = -1    # a branch's guard predicate (slot)
     fast: bool = False      # one stage on one pipe, no emulation, barrier, exit or L1 model
+    sass: dict | None = None  # the kernel's SASS loop profile, when an emulated mma follows it
 
 
 def _regs(op, out):
@@ -178,9 +180,39 @@ def _analysed(program, params):
                 it.fast = False
         out.append(it)
     order = sched.compute(program, out)
+    _ptxas_sequences(program, params, out, order, unit_index, scope)
     res = (out, order, len(slots))
     cache[id(params)] = (params, res)
     return res
+
+
+def _ptxas_sequences(program, params, out, order, unit_index, scope):
+    """Emulated mma of a kernel whose SASS is on file (warpsim.timing.sass_profile): one stage per mma that
+    keeps its warp busy for the cycles ptxas's sequence takes (the loop trip's stall counts, calls followed,
+    plus the table's cost per CALL, LDL, SHFL and tensor op, shared by the emulated mma of the loop block) and
+    its sub-partition's ALU for ``alu_busy`` of them."""
+    emu = [it for it in out if it.emulated]
+    cost = params.emulated.get("sass")
+    if not emu or not cost:
+        return
+    from warpsim.timing import sass_profile
+    prof = sass_profile.lookup(program, params.arch)
+    if prof is None:
+        return
+    per_block: dict = {}
+    for it in emu:
+        per_block.setdefault(order.block_of[it.pc], []).append(it)
+    loop = max(per_block.values(), key=len)  # the profiled loop: the block with the emulated mma
+    cycles = (prof["stall_cycles"] - prof["branch_stall"] + cost["call"] * prof["calls"] + cost["ldl"] * prof["ldl"]
+              + cost["shfl"] * prof["shfl"] + cost.get("tensor", 0.0) * prof["tensor"]) / len(loop)
+    u = "int"
+    for it in loop:
+        it.stages = [Stage(f"ptxas sequence ({prof['sass'] / len(loop):.0f} SASS per mma)", u, 1,
+                           cost["alu_busy"] * cycles, cycles, "all", warp_busy=cycles,
+                           uidx=unit_index[u], sm=scope.get(u, "sp") == "sm")]
+        it.single, it.fast = False, False
+        it.uidx, it.sm_unit, it.ii, it.lat = it.stages[0].uidx, it.stages[0].sm, it.stages[0].ii, cycles
+        it.sass = prof
 
 
 def _tensor_stages(it, ins, params):

@@ -758,7 +758,7 @@ class TimedEngine:
         done = last + st.latency
         if st.unit == "tensor":
             done = self._tensor_issue(tw, sp, t, done)
-        nxt = t + (span if st.count > 1 else 1.0)
+        nxt = t + (st.warp_busy or (span if st.count > 1 else 1.0))
         if nxt > tw.t_next:
             tw.t_next = nxt
         if st.unit == "tensor":

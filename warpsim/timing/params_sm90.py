@@ -148,6 +148,17 @@ TABLE = {
     },
     # ------------------------------------------------------------------ emulated forms (no native pipe)
     "emulated": {
+        # Kernels whose SASS is on file (warpsim/timing/sass_sm90.json, ptxas 13.0 for every recorded timing
+        # kernel; warpsim.timing.sass_profile) run each emulated mma as ptxas's sequence: the loop trip's stall
+        # counts (the CALLed unpack routines followed) plus, beyond their stall counts, these cycles per CALL/RET
+        # pair, local-memory load (spills), SHFL and HMMA/IMMA, shared by the loop's emulated mma. Relative least
+        # squares over the 48 emulated kernels' 1-warp trips (T/sp_s4_k64, sp_s4_k128, dense_s4_k64,
+        # sp_e4m3_k64_f32, sp_e5m2_k64_f32, dense_e4m3_k32_f32: ilp1..8): s4 and dense fp8 within 2%, sparse
+        # fp8 within 10% (the e4m3 and e5m2 SASS are the same; their traces differ by up to 5%).
+        # alu_busy: the share of those cycles the sub-partition's issue/ALU is taken (other warps use the rest;
+        # T/sp_s4_k64 with 2, 3, 4 warps per sub-partition: 1.40, 1.97, 2.59 x one warp at ILP1, 1.54, 2.03,
+        # 2.66 at ILP4).
+        "sass": {"call": 36.9, "ldl": 11.07, "shfl": 0.84, "tensor": 2.91, "alu_busy": 0.7},
         # s4/u4 mma.sp m16n8k64: CALL to an unpack routine (S/timing_sp_s4_k64_ilp1.sass: 60 LOP3, 32 SHF,
         # 30 IMAD, 2 IMMA.SP.16832.S8.S8 with RZ accumulators, NOP, 4 IADD3 into C, RET; caller MOV + CALL).
         # "ii" of the unpack stage = its issue cost per op (dependency chains of LOP3->SHF->LOP3 on the
