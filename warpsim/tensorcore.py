@@ -193,8 +193,8 @@ def mma_sp(instruction, a, b, c, e=None, *, selector: int = 0, arch: str = "sm_9
         # check (with its message) only when a code is invalid
         if ub_policy != "hardware" and not jit.codes_valid(e, plan(form, variant, selector, arch).tables[2],
                                                            _valid_mask(form, variant)):
-            sparsity.check_codes(form, variant, sparsity.meta_codes(form, e, selector), selector,
-                                 where=where, policy=ub_policy)
+            codes = sparsity.meta_codes(form, e, selector)  # a single warp's message names no instance
+            sparsity.check_codes(form, variant, codes[0] if single else codes, selector, where=where, policy=ub_policy)
     sa = sb = None
     if form.block_scaled:
         sa, sb = _scales(form, scale_a, scale_b, byte_id_a, thread_id_a, byte_id_b, thread_id_b, a.shape[0])
