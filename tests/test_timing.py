@@ -1,10 +1,19 @@
 """The timed engine (warpsim.timing): replay of the H100 clock64 traces, golden timeline, determinism,
 barriers, the timeline command, and the fixed-latency baseline.
 
-The full table (every configuration of every trace) is about 5 M warp instructions, and these mma-heavy
-kernels run at 3,500-5,000 warp-instr/s here (the functional mma body dominates), i.e. well over 20
-minutes on one core; so the replay tests run a subset of configurations that covers every trace file,
-and ``warpsim replay traces/h100/timing`` runs all of them.
+The full table (1,104 configurations of 24 traces, about 5 M warp instructions, the functional mma body
+dominating) runs under ``warpsim replay traces/h100/timing --timing all``; these tests replay a subset that
+covers every trace file and every kind of configuration (one warp at ILP 1/2/4/8 with reps 4 and 32; 4 to 16
+warps at ILP 1 and 4), assert the 5 % bound (and a median of at most 2 %) on those the model gets within it,
+and for the configurations it does not yet get there assert the honest bound it reaches, separately:
+
+* 4 warps per sub-partition at ILP 4 on the dense and k32 sparse pipes: the hardware starves one warp of
+  each sub-partition (the lowest) until the other three finish; the model shares fairly (~20-25 % long);
+* the sparse fp8 forms at ILP >= 2: the ptxas sequences spill heavily; trips within 10 %, but the first
+  touch of a spill frame (up to 99,000 cycles once, 3x apart between the e4m3 and e5m2 traces with the same
+  SASS) is not modelled, so reps-4 runs are 30-36 % short, and with several warps the spill frames no longer
+  fit the L1;
+* the emulated forms with 2-4 warps per sub-partition (a single ALU share, ``alu_busy``, for every ILP).
 """
 from __future__ import annotations
 
@@ -26,6 +35,11 @@ NATIVE = ["dense_bf16_k16_f32", "dense_f16_k16_f16", "dense_f16_k16_f32", "dense
           "sp_f16_k32_f32", "sp_legacy_f16_k16_f32", "sp_legacy_s8_k32", "sp_s8_k32", "sp_s8_k32_sat",
           "sp_s8_k64", "sp_tf32_k16_f32", "sp_tf32_k8_f32"]
 EMULATED = ["sp_s4_k64", "sp_s4_k128", "dense_s4_k64", "sp_e4m3_k64_f32", "sp_e5m2_k64_f32", "dense_e4m3_k32_f32"]
+TRIPS = ["trips_dense_f16_k16_f32", "trips_sp_f16_k16_f32", "trips_sp_f16_k32_f32"]
+ONE_WARP = [(i, 1, r) for i in (1, 2, 4, 8) for r in (4, 32)]
+MULTI = [(1, w, 32) for w in (4, 8, 12, 16)] + [(4, w, 32) for w in (4, 8, 12)]
+STARVED = [(4, 16, 32)]  # dense / k32 sparse: one warp per sub-partition starved on the hardware
+MULTI_FORMS = ["sp_f16_k16_f32", "dense_f16_k16_f32", "sp_f16_k32_f32"]
 
 
 def _trace(name):
@@ -40,16 +54,16 @@ def _errors(results):
 def native_results():
     out = []
     for name in NATIVE:
-        cfg = [(1, 1, 32), (4, 1, 32)]
-        if name in ("sp_f16_k16_f32", "dense_f16_k16_f32", "sp_f16_k32_f32"):
-            cfg += [(1, 5, 32), (4, 5, 32)]
+        cfg = list(ONE_WARP)
+        if name in MULTI_FORMS:
+            cfg += MULTI
         out += replay_timing(_trace(name), name, "sm_90a", configs=cfg)
     return out
 
 
 def test_every_timing_trace_is_covered():
     files = sorted(f[:-4] for f in os.listdir(TIMING) if f.endswith(".npz"))
-    assert files == sorted(NATIVE + EMULATED)
+    assert files == sorted(NATIVE + EMULATED + TRIPS)
 
 
 def test_native_forms_within_bounds(native_results):
@@ -61,13 +75,40 @@ def test_native_forms_within_bounds(native_results):
     assert np.median(errs) <= 0.02, f"median |error| {np.median(errs):.4f}"
 
 
-def test_emulated_forms_ilp1_within_bounds():
-    res = []
+def test_four_warps_per_subpartition_ilp4_honest_bound():
+    """Known miss: the hardware starves one warp per sub-partition (dense, k32 sparse); the k16 sparse pipe
+    shares fairly, as the model does."""
+    res = {name: replay_timing(_trace(name), name, "sm_90a", configs=STARVED) for name in MULTI_FORMS}
+    print("\n" + error_table([g for r in res.values() for g in r]))
+    assert _errors(res["sp_f16_k16_f32"])[0] <= 0.05
+    assert max(_errors(res["dense_f16_k16_f32"]) + _errors(res["sp_f16_k32_f32"])) <= 0.27
+
+
+def test_emulated_forms_within_bounds():
+    """s4 (CALLed unpack routines) and dense fp8: ptxas's sequences per kernel, every ILP, within 5 %;
+    sparse fp8 (spilling at ILP >= 2): trips within 12 %, reps-4 runs within 40 % (first touch of the spill
+    frame not modelled)."""
+    res = {}
     for name in EMULATED:
-        res += replay_timing(_trace(name), name, "sm_90a", configs=[(1, 1, 4)])
+        res[name] = replay_timing(_trace(name), name, "sm_90a", configs=ONE_WARP)
+    allr = [g for r in res.values() for g in r]
+    print("\n" + error_table(allr))
+    exact = [g for n in ("sp_s4_k64", "sp_s4_k128", "dense_s4_k64", "dense_e4m3_k32_f32") for g in res[n]]
+    exact += [g for n in ("sp_e4m3_k64_f32", "sp_e5m2_k64_f32") for g in res[n] if g.name.endswith("ilp1 warps1 reps4")
+              or g.name.endswith("ilp1 warps1 reps32")]
+    errs = _errors(exact)
+    assert max(errs) <= 0.05, error_table(exact)
+    fp8 = [g for n in ("sp_e4m3_k64_f32", "sp_e5m2_k64_f32") for g in res[n] if g not in exact]
+    assert max(e for g, e in zip(fp8, _errors(fp8)) if g.name.endswith("reps32")) <= 0.12
+    assert max(_errors(fp8)) <= 0.40
+
+
+def test_emulated_multiwarp_honest_bound():
+    res = []
+    for name in ("sp_s4_k64", "dense_e4m3_k32_f32"):
+        res += replay_timing(_trace(name), name, "sm_90a", configs=[(1, 8, 32), (4, 8, 32)])
     print("\n" + error_table(res))
-    errs = _errors(res)
-    assert max(errs) <= 0.05, error_table(res)
+    assert max(_errors(res)) <= 0.20
 
 
 def test_fixed_latency_baseline_is_worse(native_results):

@@ -288,11 +288,14 @@ class TimedEngine:
             it = info[pc]
             if not it.fast:
                 return
-            t = tw.t_next
+            opr = 0.0
             for r in it.rs:
                 v = ready[r]
-                if v > t:
-                    t = v
+                if v > opr:
+                    opr = v
+            t = tw.t_next
+            if opr > t:
+                t = opr
             u = (smunits if it.sm_unit else units)[it.uidx]
             if it.tensor and sp.tlast is not tw and sp.tlast is not None:
                 u += self.t_switch
@@ -334,11 +337,6 @@ class TimedEngine:
                 sp.tlast = tw
             (smunits if it.sm_unit else units)[it.uidx] = t + it.ii
             if rec is not None:
-                opr = 0.0
-                for r in it.rs:
-                    v = ready[r]
-                    if v > opr:
-                        opr = v
                 rec[4], rec[5], rec[6] = t, opr, done
             for r in it.ws:
                 ready[r] = done
