@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 
 from isa.forms import FORMS, variant_ptx, variants_of
-from isa.numerics.models import model_for
+from isa.numerics.models import ADA, AMPERE, BLACKWELL, HOPPER, RTX_BLACKWELL, model_for
 
 STATUS_WORDS = {
     "hardware:H100": "hardware-verified (H100 traces replay bit-exact)",
@@ -44,6 +44,10 @@ def format_table(records) -> str:
                  f"{len(records) - n_hw} spec-only); each runs as .sp and/or .sp::ordered_metadata.")
     for k, v in STATUS_WORDS.items():
         lines.append(f"  {k:14} {v}")
+    lines.append("numerics by target (isa/numerics/models.py):")
+    for m in (AMPERE, ADA, HOPPER, BLACKWELL, RTX_BLACKWELL):
+        words = "hardware-verified on the H100, bit-exact" if m.status.startswith("hardware") else "literature-calibrated"
+        lines.append(f"  {m.name:14} {words}")
     return "\n".join(lines)
 
 
