@@ -30,10 +30,6 @@ def valid_codes(form: MmaSpForm, variant: str) -> tuple[int, ...]:
     return ORDERED_CODES if variant == "sp::ordered_metadata" else LEGACY_CODES
 
 
-def stored_per_chunk(form: MmaSpForm) -> int:
-    return form.chunk[0]
-
-
 def dense_columns(form: MmaSpForm, codes: np.ndarray) -> np.ndarray:
     """Codes ``(..., M, C)`` → dense column of every stored element ``(..., M, K/2)``.
 

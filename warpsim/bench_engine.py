@@ -37,11 +37,11 @@ $L_loop:
 """
 
 
-def bench_rawmodule(iterations: int = 2000, threads: int = 128, repeat: int = 3) -> float:
+def _bench(timing: bool, iterations: int, threads: int, repeat: int) -> float:
     """Best-of-``repeat`` warp instructions per second running :data:`LOOP_PTX` (one CTA)."""
     from warpsim.module import RawModule
 
-    kernel = RawModule(code=LOOP_PTX, timing=False).get_function("bench")
+    kernel = RawModule(code=LOOP_PTX, timing=timing).get_function("bench")
     out = np.zeros(threads, np.uint32)
     best = 0.0
     for _ in range(repeat):
@@ -49,21 +49,16 @@ def bench_rawmodule(iterations: int = 2000, threads: int = 128, repeat: int = 3)
         stats = kernel(1, threads, (out, np.uint32(iterations)))
         best = max(best, stats.warp_instructions / (time.perf_counter() - t))
     return best
+
+
+def bench_rawmodule(iterations: int = 2000, threads: int = 128, repeat: int = 3) -> float:
+    """Functional engine (``RawModule(timing=False)``)."""
+    return _bench(False, iterations, threads, repeat)
 
 
 def bench_timed(iterations: int = 2000, threads: int = 128, repeat: int = 3) -> float:
-    """Best-of-``repeat`` warp instructions per second of :data:`LOOP_PTX` on the timed engine
-    (``RawModule(timing=True)``, warpsim.timing; per-instruction records kept)."""
-    from warpsim.module import RawModule
-
-    kernel = RawModule(code=LOOP_PTX, timing=True).get_function("bench")
-    out = np.zeros(threads, np.uint32)
-    best = 0.0
-    for _ in range(repeat):
-        t = time.perf_counter()
-        stats = kernel(1, threads, (out, np.uint32(iterations)))
-        best = max(best, stats.warp_instructions / (time.perf_counter() - t))
-    return best
+    """Timed engine (``RawModule(timing=True)``, warpsim.timing; per-instruction records kept)."""
+    return _bench(True, iterations, threads, repeat)
 
 
 if __name__ == "__main__":
