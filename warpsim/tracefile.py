@@ -381,15 +381,7 @@ def read_trace(path) -> Trace:
             except (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError) as exc:
                 raise TraceError(path, f"member {member!r} is corrupted (flipped or missing bytes): {exc}") from None
 
-        raw = _read(MANIFEST_MEMBER)
-        try:
-            manifest = json.loads(raw.decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise TraceError(path, f"{MANIFEST_MEMBER} is not valid UTF-8 JSON: {exc}") from None
-        _validate_manifest(path, manifest)
-        if manifest_checksum(manifest) != manifest["checksum"]["manifest"]:
-            raise TraceError(path, "manifest fails its SHA-256 check (the description or PTX text was changed "
-                                   "after writing)")
+        manifest = _parse_manifest(path, _read(MANIFEST_MEMBER))
         expected = {MANIFEST_MEMBER} | {k + ".npy" for k in manifest["arrays"]}
         extra = sorted(set(members) - expected)
         if extra:
@@ -420,6 +412,11 @@ def read_manifest(path) -> dict:
         raise TraceError(path, f"archive has no {MANIFEST_MEMBER!r} member") from None
     except (zipfile.BadZipFile, zlib.error, OSError, EOFError) as exc:
         raise TraceError(path, f"not a readable trace archive (truncated or corrupted): {exc}") from None
+    return _parse_manifest(path, raw)
+
+
+def _parse_manifest(path, raw: bytes) -> dict:
+    """The manifest's bytes → a dict whose schema and SHA-256 checksum have been checked."""
     try:
         m = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
