@@ -20,18 +20,22 @@ Structure (no per-lane or per-cycle work):
 * Emulated tensor forms run as stages of hardware ops (``analysis.Stage``), each occupying its pipe.
 * ``bar.sync`` releases the waiting warps ``barrier`` cycles after the last arrival.
 
-The event loop keeps every sub-partition's next possible issue cycle in a heap and always advances the
-earliest one (ties: SM, then sub-partition index), so effects that cross warps (memory, barriers, the shared
-MIO unit) happen in cycle order. A sub-partition with one live warp runs its instructions that touch only
-its own pipes back to back without the heap. Deterministic: no randomness, ties broken by fixed order.
+The event kernel is simpy: one process per sub-partition scheduler (``_scheduler``; never one per warp
+instruction or lane), sleeping until the next cycle it can issue, so effects that cross warps (memory,
+barriers, shared units) happen in cycle order; ties in one cycle go by SM, then sub-partition index
+(``_Wake``'s priority). A scheduler whose next issue comes before every other pending event issues without
+yielding, and one with a single live warp runs the instructions that touch only its own pipes back to back
+(``_solo``). Deterministic: no randomness, ties broken by fixed order.
 """
 from __future__ import annotations
 
-import heapq
 import time
 from dataclasses import dataclass, field
 
 import numpy as np
+import simpy
+from simpy.core import EmptySchedule
+from simpy.events import Event, Interrupt
 
 from isa.errors import WarpsimError
 from warpsim.cta import CTA, BarrierDeadlock
@@ -63,6 +67,21 @@ class Timeline:
     def issue_complete(self) -> list[tuple]:
         """``(cta, warp, pc, issue, complete)`` of every record, in issue order (ties: program order)."""
         return [(r[0], r[1], r[2], r[4], r[6]) for r in sorted(self.records, key=lambda r: r[4])]
+
+
+class _Wake(Event):
+    """A simpy timeout to an absolute cycle with a priority: events of one cycle are processed in priority
+    order (simpy's own URGENT/NORMAL are 0 and 1; sub-partitions use 2 and up), so ties are deterministic and
+    independent of the order the events were made in. ``at = inf``: never scheduled (woken by
+    :meth:`TimedEngine._wake`)."""
+
+    def __init__(self, env, at, priority):
+        self.env = env
+        self.callbacks = []
+        self._ok = True
+        self._value = None
+        if at != _INF:
+            env.schedule(self, priority, at - env.now if at > env.now else 0.0)
 
 
 class _TW:
@@ -98,8 +117,8 @@ class _TW:
 
 
 class _SP:
-    __slots__ = ("index", "smo", "warps", "live", "t_issue", "units", "rr", "stamp", "state", "key", "tlast",
-                 "tflight", "last")
+    __slots__ = ("index", "smo", "warps", "live", "t_issue", "units", "rr", "state", "priority", "tlast",
+                 "tflight", "last", "proc", "wait_t")
 
     def __init__(self, index, smo, nunits, state):
         self.index, self.smo, self.state = index, smo, state
@@ -108,8 +127,9 @@ class _SP:
         self.t_issue = 0.0
         self.units = [0.0] * nunits
         self.rr = 0
-        self.stamp = 0
-        self.key = (smo.index, index)
+        self.priority = 2        # ties in one cycle: SM, then sub-partition index (set by _start_group)
+        self.proc = None         # its simpy process (TimedEngine._scheduler)
+        self.wait_t = None       # the cycle its process sleeps until (inf: until a barrier release)
         self.tlast = None        # the warp whose tensor op the pipe took last
         self.tflight: list = []  # (completion, warp) of the tensor ops in flight
         self.last = None         # the warp that issued last
@@ -156,7 +176,8 @@ class TimedEngine:
         self.l1_model = bool(mem)
         self.wavefront = float(mem.get("wavefront", 0.0))
         self.nunits = 1 + max(max(s.uidx for s in it.stages) for it in self.info) if self.info else 8
-        self.heap: list = []
+        self.env = simpy.Environment()
+        self.failure: BaseException | None = None
         if launch.clock is None:
             launch.clock = lambda warp: int(self.now_issue)
         from warpsim.timing.tcgen05 import attach
@@ -177,7 +198,7 @@ class TimedEngine:
         self.g, self.b = g, b
         for sm_index in sorted(per_sm):
             self._start_next(_SM(sm_index, per_sm[sm_index], self.nunits), 0.0)
-        self._loop()
+        self._run_env()
         self._finish_records()
         return Stats(self.steps, len(ctas), time.perf_counter() - t0)
 
@@ -201,6 +222,8 @@ class TimedEngine:
             self.tl.sm_of_cta[index] = smo.index
             smo.units = [0.0] * self.nunits
             sps = [_SP(i, smo, self.nunits, state) for i in range(self.nsp)]
+            for sp in sps:
+                sp.priority = 2 + self.nsp * smo.index + sp.index
             for w in cta.warps:
                 sp = sps[w.warp_id % self.nsp]
                 tw = _TW(w, sp, index, start, self.nslots, state)
@@ -213,7 +236,7 @@ class TimedEngine:
             state["sps"] += [sp for sp in sps if sp.warps]
         for sp in state["sps"]:
             sp.t_issue = start
-            self._push(sp, start)
+            sp.proc = self.env.process(self._scheduler(sp, start))
         if state["live"] == 0:
             self._group_done(state, start)
 
@@ -223,48 +246,82 @@ class TimedEngine:
         self.tl.cycles = max(self.tl.cycles, t)
         self._start_next(state["owner"], t)
 
-    def _push(self, sp, t):
-        sp.stamp += 1
-        heapq.heappush(self.heap, (t, sp.key, sp.stamp, sp))
+    # ------------------------------------------------------------------ the simpy processes
+    def _run_env(self):
+        """Process simpy events until none is left or a scheduler process failed (its error is raised as it
+        was: simpy would hand back a rebuilt copy)."""
+        env, step = self.env, self.env.step
+        while self.failure is None:
+            try:
+                step()
+            except EmptySchedule:
+                break
+        if self.failure is not None:
+            raise self.failure
 
-    # ------------------------------------------------------------------ the event loop
-    def _loop(self):
-        heap = self.heap
-        pop, push = heapq.heappop, heapq.heappush
+    def _scheduler(self, sp, start):
+        """The simpy process of one sub-partition's warp scheduler.
+
+        It issues at most one instruction per cycle (``_pick`` chooses the warp, ``_issue`` issues it). While
+        its next issue comes before every other pending event it goes on without yielding (nothing another
+        process does can come first); otherwise it sleeps until that cycle and picks again, since a unit
+        shared with other sub-partitions may have been taken meanwhile. With no warp able to issue it sleeps
+        until a barrier release wakes it (``_wake``)."""
+        try:
+            yield from self._schedule(sp, start)
+        except BaseException as err:  # noqa: BLE001 -- handed to run_grid as raised
+            self.failure = err
+
+    def _schedule(self, sp, start):
+        env = self.env
         pick, issue = self._pick, self._issue
-        while heap:
-            t, key, stamp, sp = pop(heap)
-            if stamp != sp.stamp or sp.live == 0:
+        t, wake, best, bt = start, start, None, _INF
+        while sp.live:
+            if wake is not None:
+                sp.wait_t = wake
+                try:
+                    yield _Wake(env, wake, sp.priority)
+                    t = wake
+                except Interrupt as why:
+                    t = why.cause
+                sp.wait_t = wake = None
+                best, bt = pick(sp)
+            if best is None:
+                self._idle(sp)
+                wake = _INF
                 continue
-            best, bt = pick(sp)
-            while True:
-                if best is None:
-                    self._idle(sp)
-                    break
-                if bt > t:
-                    # later than promised (a shared unit was taken meanwhile): back into the heap
-                    sp.stamp += 1
-                    push(heap, (bt, key, sp.stamp, sp))
-                    break
-                issue(best, sp, bt)
+            if bt > t:  # later than promised (a shared unit was taken meanwhile)
+                wake = bt
+                continue
+            issue(best, sp, bt)
+            if sp.live == 0:
+                break
+            if sp.live == 1:
+                self._solo(sp, env.peek())
                 if sp.live == 0:
                     break
-                if sp.live == 1:
-                    self._solo(sp, heap[0][0] if heap else _INF)
-                    if sp.live == 0:
-                        break
-                best, bt = pick(sp)
-                # go on with this sub-partition while it stays the earliest, or while its only warp does
-                # work that touches nothing outside the sub-partition
-                if best is not None and heap and bt >= heap[0][0] and not (sp.live == 1 and self._local(best)):
-                    sp.stamp += 1
-                    push(heap, (bt, key, sp.stamp, sp))
-                    break
-                t = bt
+            best, bt = pick(sp)
+            # go on while this sub-partition stays the earliest, or while its only warp does work that
+            # touches nothing outside the sub-partition
+            if best is not None and bt >= env.peek() and not (sp.live == 1 and self._local(best)):
+                wake = bt
+                continue
+            t = bt
 
-    def _solo(self, sp, t_heap):
+    def _wake(self, sp, t):
+        """A warp of ``sp`` can issue again from cycle ``t`` (a barrier released it): a scheduler asleep past
+        ``t`` is interrupted at ``t``."""
+        if sp.wait_t is not None and sp.wait_t > t:
+            _Wake(self.env, t, sp.priority).callbacks.append(lambda _ev: self._interrupt(sp, t))
+
+    @staticmethod
+    def _interrupt(sp, t):
+        if sp.wait_t is not None and sp.wait_t > t:
+            sp.proc.interrupt(t)
+
+    def _solo(self, sp, t_other):
         """The only live warp of ``sp`` issues its one-pipe instructions back to back: those that touch
-        nothing outside the sub-partition at any cycle, the others while they come before ``t_heap``."""
+        nothing outside the sub-partition at any cycle, the others while they come before ``t_other`` (the next other pending event)."""
         tw = None
         for x in sp.warps:
             if not x.w.done:
@@ -310,7 +367,7 @@ class TimedEngine:
                     p = tw.pred_at.get(it.guard_slot, -_INF) + pred_branch
                     if p > t:
                         t = p
-            if t >= t_heap and not it.local:
+            if t >= t_other and not it.local:
                 return
             # issue (as _issue_fast)
             sp.t_issue = t + 1.0
@@ -794,7 +851,7 @@ class TimedEngine:
                     woke = True
                 o.blocked = now_blocked
             if woke and sp is not tw.sp and sp.live:
-                self._push(sp, rel)
+                self._wake(sp, rel)
 
 
 def _max_ready(ready, rs):

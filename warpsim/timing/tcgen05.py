@@ -99,7 +99,7 @@ class ClusterTimedEngine(TimedEngine):
         for slot in sorted(per_slot):
             sms = [_SM(slot * size + j, (), self.nunits) for j in range(size)]
             self._start_next(_Slot(sms, per_slot[slot]), 0.0)
-        self._loop()
+        self._run_env()
         for ctas in self.started:  # nothing left to issue, yet a cluster has warps that never finished
             if not all(w.done for c in ctas for w in c.warps):
                 raise BarrierDeadlock(ctas[0].cluster.deadlock_message())
