@@ -61,3 +61,29 @@ def test_cli_exit_1_on_a_value_mismatch(tmp_path, capsys):
     assert cli.main(["replay", str(path)]) == 1
     out = capsys.readouterr().out
     assert "instance 3, lane 7, register 1" in out and "MISMATCH" in out
+
+
+def test_timing_table_puts_the_fixed_latency_model_beside_the_calibrated_one():
+    """The timing rows and summary show the Accel-Sim-like 32/32 model next to the calibrated one."""
+    from warpsim.cmd_replay import table
+    from warpsim.replay import GroupResult, TraceResult
+
+    g1 = GroupResult("timing/x ilp1 warps1 reps4", 1, 1, measured_cycles=1000.0, simulated_cycles=1010.0,
+                     baseline_cycles=1500.0)
+    g2 = GroupResult("timing/x ilp4 warps1 reps4", 1, 0, measured_cycles=1000.0, simulated_cycles=1100.0,
+                     baseline_cycles=1040.0)
+    out = table([TraceResult("x.npz", "timing", "NVIDIA H100 80GB HBM3", [g1, g2])])
+    assert "cycles sim 1010.0 hw 1000.0 (+1.0%)  fixed-latency 1500.0 (+50.0%)" in out
+    assert "OUTSIDE 5%  cycles sim 1100.0 hw 1000.0 (+10.0%)  fixed-latency 1040.0 (+4.0%)" in out
+    assert "timing: 2 configurations, 1 within 5% of the hardware, median error 5.50%, max 10.0%" in out
+    assert ("fixed-latency 32/32 model (Accel-Sim's default): 2 configurations, 1 within 5% of the hardware, "
+            "median error 27.00%, max 50.0%") in out
+
+
+def test_replaying_a_timing_trace_runs_the_fixed_latency_baseline():
+    from warpsim.replay_timing import replay_timing
+
+    path = os.path.join(ROOT, "timing", "sp_f16_k16_f32.npz")
+    (g,) = replay_timing(path, "sp_f16_k16_f32", configs=[(1, 1, 4)], baseline=32.0)
+    # one dependent mma per step: 32-cycle latency instead of the H100's 16.75 makes the loop slower
+    assert g.baseline_cycles > 1.2 * g.measured_cycles and abs(g.simulated_cycles - g.measured_cycles) < 0.05 * g.measured_cycles

@@ -14,6 +14,7 @@ import numpy as np
 from pathlib import Path
 
 from warpsim import replay, tracefile
+from warpsim.replay_timing import ACCEL_SIM_LATENCY
 
 BUNDLED = Path(__file__).resolve().parent.parent / "traces"
 
@@ -60,7 +61,8 @@ def table(results, verbose: bool = False) -> str:
     for r in results:
         for g in r.groups:
             key = (r.kind, g.name)
-            agg = merged.setdefault(key, {"inst": 0, "exact": 0, "first": [], "err": "", "files": 0, "cyc": []})
+            agg = merged.setdefault(key, {"inst": 0, "exact": 0, "first": [], "err": "", "files": 0, "cyc": [],
+                                          "base": []})
             agg["inst"] += g.instances
             agg["exact"] += g.exact
             agg["files"] += 1
@@ -68,6 +70,8 @@ def table(results, verbose: bool = False) -> str:
             agg["first"] += g.mismatches[: max(0, 3 - len(agg["first"]))]
             if g.measured_cycles is not None:
                 agg["cyc"].append((g.simulated_cycles, g.measured_cycles))
+                if g.baseline_cycles is not None:
+                    agg["base"].append((g.baseline_cycles, g.measured_cycles))
     lines = [f"{'kind':11} {'form / program / timing configuration':54} {'instances':>9} {'bit-exact':>10}"]
     for (kind, name), agg in sorted(merged.items()):
         pct = 100.0 * agg["exact"] / agg["inst"] if agg["inst"] else 0.0
@@ -77,8 +81,12 @@ def table(results, verbose: bool = False) -> str:
         if agg["cyc"]:
             sim, hw = agg["cyc"][0]
             verdict = "within 5%" if agg["exact"] == agg["inst"] else "OUTSIDE 5%"
+            base = ""
+            if agg["base"]:
+                b = agg["base"][0][0]
+                base = f"  fixed-latency {b:.1f} ({100 * (b - hw) / hw:+.1f}%)"
             lines.append(f"{kind:11} {name:54} {'':9} {verdict:>10}  cycles sim {sim:.1f} hw {hw:.1f} "
-                         f"({100 * (sim - hw) / hw:+.1f}%)")
+                         f"({100 * (sim - hw) / hw:+.1f}%){base}")
             continue
         lines.append(f"{kind:11} {name:54} {agg['inst']:9d} {pct:9.3f}%")
         if verbose or pct < 100.0:
@@ -92,14 +100,22 @@ def table(results, verbose: bool = False) -> str:
     if nfiles:
         lines.append(f"values: {nfiles} trace files, {total} instances, {exact} bit-exact "
                      f"({100.0 * exact / max(total, 1):.3f}%): {'OK' if ok else 'MISMATCH'}")
-    errs = [abs(s - h) / h for a in merged.values() for s, h in a["cyc"] if h]
-    if errs:
-        inside = sum(e <= 0.05 for e in errs)
-        lines.append(f"timing: {len(errs)} configurations, {inside} within 5% of the hardware, "
-                     f"median error {100 * float(np.median(errs)):.2f}%, max {100 * max(errs):.1f}%")
+    lines += _timing_summary("timing", [p for a in merged.values() for p in a["cyc"]])
+    lines += _timing_summary(f"fixed-latency {ACCEL_SIM_LATENCY:g}/{ACCEL_SIM_LATENCY:g} model (Accel-Sim's default)",
+                             [p for a in merged.values() for p in a["base"]])
     devices = sorted({r.device for r in results})
     lines.append(f"traces recorded on: {', '.join(devices)}")
     return "\n".join(lines)
+
+
+def _timing_summary(label: str, pairs) -> list[str]:
+    """One summary line over (simulated, measured) cycle pairs; none without pairs."""
+    errs = [abs(s - h) / h for s, h in pairs if h]
+    if not errs:
+        return []
+    inside = sum(e <= 0.05 for e in errs)
+    return [f"{label}: {len(errs)} configurations, {inside} within 5% of the hardware, "
+            f"median error {100 * float(np.median(errs)):.2f}%, max {100 * max(errs):.1f}%"]
 
 
 def register(sub) -> None:

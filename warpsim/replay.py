@@ -49,6 +49,7 @@ class GroupResult:
     mismatches: list = field(default_factory=list)
     measured_cycles: float | None = None
     simulated_cycles: float | None = None
+    baseline_cycles: float | None = None  # timing: the fixed-latency (Accel-Sim-like) model's cycles
     error: str = ""
 
     @property
@@ -229,7 +230,8 @@ def replay_file(path: str, arch: str | None = None, max_report: int = 3, timing:
         res.groups = replay_program(tr, name, arch)
     else:
         from warpsim.replay_timing import replay_timing
-        res.groups = replay_timing(tr, name, target, configs=timing)
+        from warpsim.replay_timing import ACCEL_SIM_LATENCY
+        res.groups = replay_timing(tr, name, target, configs=timing, baseline=ACCEL_SIM_LATENCY)
     return res
 
 

@@ -12,7 +12,8 @@ statistic is computed exactly like the measured one:
 
 A group is *exact* when ``|sim - hw| / hw <= bound`` (5 %). ``fixed_latency=L`` replays with every
 tensor op at latency ``L`` / initiation interval ``L`` (the Accel-Sim default is 32/32) instead of the
-calibrated table: the baseline that shows what calibration buys.
+calibrated table: the baseline that shows what calibration buys. ``baseline=L`` runs that model beside the
+calibrated one and keeps its cycles in ``GroupResult.baseline_cycles`` (``warpsim replay`` shows both).
 """
 from __future__ import annotations
 
@@ -22,6 +23,8 @@ from warpsim import tracefile
 from warpsim.replay import GroupResult
 
 BOUND = 0.05
+#: Accel-Sim's default tensor-op latency and initiation interval (cycles), the same for every MMA form
+ACCEL_SIM_LATENCY = 32.0
 
 
 def configurations(tr) -> list[tuple[int, int, int]]:
@@ -111,15 +114,17 @@ def select(tr, configs="quick") -> list[tuple[int, int, int]]:
 
 
 def replay_timing(trace, name: str, arch: str | None = None, *, configs="quick", stat: str = "mean",
-                  fixed_latency: float | None = None, bound: float = BOUND) -> list[GroupResult]:
+                  fixed_latency: float | None = None, baseline: float | None = None,
+                  bound: float = BOUND) -> list[GroupResult]:
     """One :class:`GroupResult` per configuration (``configs``: see :func:`select`): measured and simulated
-    cycles, exact = within bound."""
+    cycles, exact = within bound; with ``baseline``, also the cycles of the fixed-latency model."""
     tr = trace if isinstance(trace, tracefile.Trace) else tracefile.read_trace(trace)
     from warpsim.timing.params import params_for
     params = params_for(arch or "sm_90a")
     if fixed_latency is not None:
         params = params.with_tensor(fixed_latency, fixed_latency)
     runner = TimingRunner(tr, arch, params)
+    fixed = None if baseline is None else TimingRunner(tr, arch, params.with_tensor(baseline, baseline))
     out = []
     for ilp, warps, reps in select(tr, configs):
         g = GroupResult(f"{tr.name} ilp{ilp} warps{warps} reps{reps}", instances=1)
@@ -131,6 +136,8 @@ def replay_timing(trace, name: str, arch: str | None = None, *, configs="quick",
             continue
         hw = measured(tr, ilp, warps, reps, stat)
         g.measured_cycles, g.simulated_cycles = hw, sim
+        if fixed is not None:
+            g.baseline_cycles = _stat(fixed.run(ilp, warps, reps), stat)
         g.exact = int(abs(sim - hw) <= bound * hw)
         out.append(g)
     return out
