@@ -1,4 +1,8 @@
-"""Speed of the functional engine: warp instructions per second on one core, loop-heavy kernel."""
+"""Speed of the engines: warp instructions per second on one core.
+
+Two kernels: :data:`LOOP_PTX` (ALU loop, one warp per sub-partition) and :data:`MMA_PTX` (four independent
+``mma.sp`` chains per loop trip, 16 warps: four per sub-partition share a tensor pipe, so the timed engine's
+scheduler processes arbitrate every cycle)."""
 from __future__ import annotations
 
 import time
@@ -37,11 +41,49 @@ $L_loop:
 """
 
 
-def _bench(timing: bool, iterations: int, threads: int, repeat: int) -> float:
-    """Best-of-``repeat`` warp instructions per second running :data:`LOOP_PTX` (one CTA)."""
+MMA_PTX = r"""
+.version 8.5
+.target sm_90a
+.address_size 64
+.visible .entry bench(.param .u64 out, .param .u32 n)
+{
+    .reg .pred %p<2>; .reg .b32 %r<12>; .reg .f32 %f<17>; .reg .b64 %rd<4>;
+    ld.param.u64 %rd1, [out];
+    ld.param.u32 %r1, [n];
+    mov.u32 %r2, %tid.x;
+    mov.u32 %r3, 0;
+    mov.b32 %r4, 0x3C003C00;
+    mov.b32 %r5, 0x40004000;
+    mov.b32 %r6, 0x44444444;
+    mov.f32 %f1, 0f00000000; mov.f32 %f2, 0f00000000; mov.f32 %f3, 0f00000000; mov.f32 %f4, 0f00000000;
+    mov.f32 %f5, 0f00000000; mov.f32 %f6, 0f00000000; mov.f32 %f7, 0f00000000; mov.f32 %f8, 0f00000000;
+    mov.f32 %f9, 0f00000000; mov.f32 %f10, 0f00000000; mov.f32 %f11, 0f00000000; mov.f32 %f12, 0f00000000;
+    mov.f32 %f13, 0f00000000; mov.f32 %f14, 0f00000000; mov.f32 %f15, 0f00000000; mov.f32 %f16, 0f00000000;
+$L_loop:
+    mma.sp::ordered_metadata.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f1,%f2,%f3,%f4}, {%r4,%r5}, {%r5,%r4}, {%f1,%f2,%f3,%f4}, %r6, 0x0;
+    mma.sp::ordered_metadata.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f5,%f6,%f7,%f8}, {%r4,%r5}, {%r5,%r4}, {%f5,%f6,%f7,%f8}, %r6, 0x0;
+    mma.sp::ordered_metadata.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f9,%f10,%f11,%f12}, {%r4,%r5}, {%r5,%r4}, {%f9,%f10,%f11,%f12}, %r6, 0x0;
+    mma.sp::ordered_metadata.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f13,%f14,%f15,%f16}, {%r4,%r5}, {%r5,%r4}, {%f13,%f14,%f15,%f16}, %r6, 0x0;
+    add.s32 %r3, %r3, 1;
+    setp.lt.u32 %p1, %r3, %r1;
+    @%p1 bra $L_loop;
+    add.f32 %f1, %f1, %f5;
+    add.f32 %f1, %f1, %f9;
+    add.f32 %f1, %f1, %f13;
+    cvta.to.global.u64 %rd2, %rd1;
+    mul.wide.u32 %rd3, %r2, 4;
+    add.s64 %rd2, %rd2, %rd3;
+    st.global.f32 [%rd2], %f1;
+    ret;
+}
+"""
+
+
+def _bench(timing: bool, iterations: int, threads: int, repeat: int, ptx: str = LOOP_PTX) -> float:
+    """Best-of-``repeat`` warp instructions per second running ``ptx`` (one CTA)."""
     from warpsim.module import RawModule
 
-    kernel = RawModule(code=LOOP_PTX, timing=timing).get_function("bench")
+    kernel = RawModule(code=ptx, timing=timing).get_function("bench")
     out = np.zeros(threads, np.uint32)
     best = 0.0
     for _ in range(repeat):
@@ -61,5 +103,16 @@ def bench_timed(iterations: int = 2000, threads: int = 128, repeat: int = 3) -> 
     return _bench(True, iterations, threads, repeat)
 
 
+def bench_timed_mma(iterations: int = 200, threads: int = 512, repeat: int = 3) -> float:
+    """Timed engine on :data:`MMA_PTX`: 16 warps, four per sub-partition, sharing the tensor pipes."""
+    return _bench(True, iterations, threads, repeat, MMA_PTX)
+
+
+#: (name, callable) of each engine figure ``warpsim bench`` reports
+ENGINE_BENCHES = (("RawModule functional", bench_rawmodule), ("RawModule timed", bench_timed),
+                  ("RawModule timed, mma.sp x 16 warps", bench_timed_mma))
+
+
 if __name__ == "__main__":
-    print(f"{bench_rawmodule():,.0f} warp-instr/s functional, {bench_timed():,.0f} timed")
+    for name, fn in ENGINE_BENCHES:
+        print(f"{name}: {fn():,.0f} warp-instr/s")

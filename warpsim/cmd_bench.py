@@ -68,7 +68,8 @@ def run(args) -> int:
         rate = bench_form(form, n, arch)
         out["mma_sp_instances_per_s"][form.key] = rate
         print(f"  {form.key:48} {rate:12,.0f} instances/s  ({arch})")
-    for name, fn in engine_benches():
+    from warpsim.bench_engine import ENGINE_BENCHES
+    for name, fn in ENGINE_BENCHES:
         rate = fn()
         out["engines"][name] = rate
         print(f"  {name:48} {rate:12,.0f} warp-instructions/s")
@@ -76,22 +77,6 @@ def run(args) -> int:
         json.dump(out, fh, indent=1)
     print(f"wrote {args.out}")
     return 0
-
-
-def engine_benches():
-    """(name, callable) for each engine benchmark the build provides."""
-    found = []
-    try:
-        from warpsim.bench_engine import bench_rawmodule
-        found.append(("RawModule functional", bench_rawmodule))
-    except ImportError:
-        pass
-    try:
-        from warpsim.bench_engine import bench_timed
-        found.append(("RawModule timed", bench_timed))
-    except ImportError:
-        pass
-    return found
 
 
 def register(sub) -> None:

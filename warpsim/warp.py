@@ -177,7 +177,11 @@ class Warp:
     def read_vec(self, op, ptype: str) -> np.ndarray:
         if not isinstance(op, Vec):
             self._error("expected a vector operand {a, b, ...}")
-        return np.stack([self.read(x, ptype) for x in op.items], axis=1)
+        items = op.items
+        out = np.empty((32, len(items)), NP[ptype])
+        for k, x in enumerate(items):
+            out[:, k] = self.read(x, ptype)
+        return out
 
     def write_vec(self, op, values, ptype: str) -> None:
         if not isinstance(op, Vec):

@@ -88,6 +88,12 @@ class Instruction:
     def modset(self) -> frozenset:
         return frozenset(self.mods)
 
+    def __hash__(self) -> int:  # computed once: instructions key the semantics' decode caches
+        h = self.__dict__.get("_hash")
+        if h is None:
+            h = self.__dict__["_hash"] = hash((self.opcode, self.mods, self.operands, self.guard))
+        return h
+
     @property
     def name(self) -> str:
         """The full dotted name as written: ``mma.sp::ordered_metadata.sync.aligned...``."""
