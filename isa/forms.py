@@ -12,6 +12,7 @@ from __future__ import annotations
 import itertools
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from isa import formats
 
@@ -53,19 +54,25 @@ class MmaSpForm:
     sparse: bool = True  # False: the dense `mma.sync` of the same shape (for comparisons)
     extra_selectors: tuple[int, ...] = field(default=(), compare=False)  # ptxas accepts, H100 traps
 
-    # ---- derived facts
-    @property
+    # ---- derived facts (computed once per row: the engines ask for them on every instruction)
+    def __hash__(self) -> int:
+        h = self.__dict__.get("_hash")
+        if h is None:
+            h = self.__dict__["_hash"] = hash(self.key)
+        return h
+
+    @cached_property
     def element_bits(self) -> int:
         """Register bits per A/B element (sub-byte f6/f4 ride in 8-bit containers under f8f6f4)."""
         if self.kind in ("f8f6f4", "mxf8f6f4"):
             return 8
         return 4 if self.atype in ("s4", "u4", "e2m1") else formats.get(self.atype).bits
 
-    @property
+    @cached_property
     def epr(self) -> int:
         return 32 // self.element_bits
 
-    @property
+    @cached_property
     def pattern(self) -> str:
         if not self.sparse:
             return DENSE
@@ -73,11 +80,11 @@ class MmaSpForm:
             return TF32_1_2
         return QUAD_4_8 if self.element_bits == 4 else PAIR_2_4
 
-    @property
+    @cached_property
     def chunk(self) -> tuple[int, int]:
         return PATTERNS[self.pattern]
 
-    @property
+    @cached_property
     def regs(self) -> dict:
         m, n, k = self.shape.m, self.shape.n, self.shape.k
         a = m * (k // 2 if self.sparse else k) * self.element_bits // (32 * 32)
@@ -85,7 +92,7 @@ class MmaSpForm:
         cd = m * n * formats.get(self.ctype).bits // (32 * 32) if self.ctype != "f16" else m * n // 64
         return {"a": a, "b": b, "c": cd, "d": cd, "e": 1 if self.sparse else 0}
 
-    @property
+    @cached_property
     def meta_class(self) -> str:
         """Metadata class I–IV (ptx-mma-sp.md §5.2): bits of metadata per row decide it."""
         if not self.sparse:
@@ -97,7 +104,7 @@ class MmaSpForm:
             return "IV"
         return "III" if self.element_bits <= 8 else "II"
 
-    @property
+    @cached_property
     def selectors(self) -> tuple[int, ...]:
         return {"I": (0, 1, 2, 3), "II": (0, 1), "III": (0, 1), "IV": (0,), "-": ()}[self.meta_class]
 
@@ -124,7 +131,7 @@ class MmaSpForm:
             parts.append(self.stype)
         return ".".join(parts)
 
-    @property
+    @cached_property
     def key(self) -> str:
         """Short id for tables, files and CLI: ``m16n8k16.f32.f16.f16.f32`` (+ kind/scale/sat)."""
         parts = [str(self.shape)]
