@@ -149,6 +149,8 @@ class TimedEngine:
         shr = iss.get("tensor_sharing", {})
         self.t_switch = float(shr.get("switch", 0.0))
         self.t_xw = float(shr.get("inflight_other", 0.0))
+        self.t_aging = float(shr.get("aging", 0.0))
+        self.t_fresh = float(shr.get("switch_fresh", 0.0))
         mem = getattr(params, "memory", None) or {}
         self.l1_hit = float(mem.get("l1_hit", params.classes["mem_global"]["latency"]))
         self.l2_hit = float(mem.get("l2_hit", params.classes["mem_global"]["latency"]))
@@ -390,12 +392,14 @@ class TimedEngine:
         best, bt = None, _INF
         rr = sp.rr
         last, t_last = sp.last, _INF
+        cands = []
         for k in range(n):
             tw = ws[(rr + k) % n]
             w = tw.w
             if w.done or w.blocked is not None:
                 continue
             t = self._earliest(tw, sp)
+            cands.append((tw, t))
             if t < bt:
                 best, bt = tw, t
             if tw is last:
@@ -405,7 +409,42 @@ class TimedEngine:
         ti = sp.t_issue
         if self.greedy and last is not None and (t_last <= bt or t_last <= ti):
             best, bt = last, t_last  # greedy: the warp that issued last goes on while it can issue first
+        if self.t_aging:
+            aged = self._aged(sp, cands, bt if bt > ti else ti)
+            if aged is not None:
+                best, bt = aged
         return best, (bt if bt > ti else ti)
+
+    def _aged(self, sp, cands, t_pick):
+        """Tensor-pipe aging (``tensor_sharing.aging``): of the warps whose next tensor op can take the pipe
+        when it frees for ``t_pick`` (the switch to another warp included), those that have waited at least
+        ``aging`` cycles for it go first, the highest warp slot first. Returns (warp, cycle) or None."""
+        pick, slot = None, -1
+        for tw, t in cands:
+            if t > t_pick + self.t_switch or tw.slot <= slot:
+                continue
+            since = self._tensor_wait_start(tw)
+            if since is not None and t - since >= self.t_aging:
+                pick, slot = (tw, t), tw.slot
+        return pick
+
+    def _tensor_wait_start(self, tw):
+        """The cycle ``tw``'s next instruction, a single tensor op, could issue but for the pipe (None: not
+        a single tensor op)."""
+        if tw.si:
+            return None
+        it = self._item(tw)
+        if it is None or not (it.single and it.tensor):
+            return None
+        r = _max_ready(tw.ready, it.rs)
+        return r if r > tw.t_next else tw.t_next
+
+    def _switch(self, tw, it, u):
+        """Extra pipe cycles of a tensor op that follows another warp's op on the pipe (free at ``u``): only
+        when one of its operands was written within ``switch_fresh`` cycles before (tensor_sharing)."""
+        if self.t_fresh and _max_ready(tw.ready, it.rs) < u - self.t_fresh:
+            return 0.0
+        return self.t_switch
 
     def _earliest(self, tw, sp):
         """The cycle tw's next instruction (or emulated stage) can issue."""
@@ -422,7 +461,7 @@ class TimedEngine:
                         t = v
                 u = (sp.smo.units if it.sm_unit else sp.units)[it.uidx]
                 if it.tensor and sp.tlast is not tw and sp.tlast is not None:
-                    u += self.t_switch
+                    u += self._switch(tw, it, u)
                 if u > t:
                     t = u
                 if it.branch:

@@ -46,9 +46,22 @@ TABLE = {
         # of another warp in flight on the pipe when it issues (operand/writeback sharing). Fitted together to the
         # ILP1 runs with 2..16 warps (T/sp_f16_k16_f32, dense_f16_k16_f32, sp_f16_k32_f32: ilp1 warps 2..16,
         # reps 32), where one warp per sub-partition runs at 16.75 / 24 per mma and 2, 3, 4 warps per
-        # sub-partition at 17.45, 19.4, 25.4 (k16 sparse) per mma and warp; the ILP4 runs, pipe-bound with
-        # long same-warp runs, stay at the tensor ii.
-        "tensor_sharing": {"switch": 0.5, "inflight_other": 0.75},
+        # sub-partition at 17.45, 19.4, 25.4 (k16 sparse) per mma and warp.
+        # ``switch_fresh``: the switch costs only an op whose operands were written less than 16 cycles before
+        # the pipe frees for it (at ILP1 its accumulator, 0..8 cycles before with 4 warps per sub-partition).
+        # Warps that take turns at ILP4 read accumulators written 24+ cycles earlier and lose nothing: 2 and 3
+        # warps per sub-partition run at the tensor ii (T/dense_f16_k16_f32:ilp4 warps 8 = 12332 = 2 x 1024 x 6
+        # + 44; warps 12: 575 per trip = 3 x 32 x 6).
+        # ``aging``: a warp whose tensor op has waited 20 cycles for the pipe (since it could issue but for the
+        # pipe) is served before the others, the highest warp slot of the sub-partition first; otherwise the
+        # issue ``policy`` above. With 4 warps per sub-partition at ILP4 the warps take turns; on an ii-8 pipe two
+        # of them have waited 31 and 23 cycles at each turn, so slot 0 is always passed over and runs only
+        # after the other three finish (T/sp_*_k32*, sp_s8_k64, sp_tf32_k16_f32: ilp4 warps 13..16, warps 0..3
+        # take ~33,700 cycles, the others ~25,000; device runs of sp_f16_k32_f32_ilp4 with 16 warps released
+        # together by bar.sync, or 300 / 1500 cycles apart: slot 0 starved every time), while on an ii-6 pipe
+        # only the next in turn has waited 23 (the one after it 17) and all four share (T/sp_*_k16*:ilp4 warps
+        # 16, 24,600 each). Any value in (17, 23] separates them; 20 is the middle.
+        "tensor_sharing": {"switch": 0.5, "inflight_other": 0.75, "switch_fresh": 16.0, "aging": 20.0},
         # bar.sync: last arrival -> next issue [lit: ~20-cycle CTA barrier on Volta..Hopper microbenchmarks]
         "barrier": 20.0,
     },
