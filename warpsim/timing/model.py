@@ -70,7 +70,8 @@ class _TW:
 
     __slots__ = ("w", "sp", "cta_index", "t_next", "ready", "ver", "tensor_done", "queue", "qi", "nsunk",
                  "owed", "si", "cur", "prev_done", "first_issue", "first_ready", "skip_hoisted", "memo",
-                 "blocked", "recs", "gaddr", "last_block", "last_t", "state", "pred_at", "slot", "memo_key")
+                 "blocked", "recs", "gaddr", "last_block", "last_t", "state", "pred_at", "slot", "memo_key",
+                 "st_read")
 
     def __init__(self, w, sp, cta_index, t0, nslots, state):
         self.w, self.sp, self.cta_index, self.state = w, sp, cta_index, state
@@ -95,6 +96,7 @@ class _TW:
         self.last_block = -1
         self.last_t = t0
         self.pred_at: dict = {}
+        self.st_read = 0.0  # when the warp's last store has read its source registers
 
 
 class _SP:
@@ -146,11 +148,13 @@ class TimedEngine:
         self.policy = iss.get("policy", "lrr")
         self.greedy = self.policy == "greedy-lrr"
         self.pred_branch = float(iss.get("predicate_to_branch", 0.0))
+        self.store_read = float(iss.get("store_read", 0.0))
         shr = iss.get("tensor_sharing", {})
         self.t_switch = float(shr.get("switch", 0.0))
         self.t_xw = float(shr.get("inflight_other", 0.0))
         self.t_aging = float(shr.get("aging", 0.0))
         self.t_fresh = float(shr.get("switch_fresh", 0.0))
+        self.switch_regs = int(shr.get("switch_regs", 0))
         mem = getattr(params, "memory", None) or {}
         self.l1_hit = float(mem.get("l1_hit", params.classes["mem_global"]["latency"]))
         self.l2_hit = float(mem.get("l2_hit", params.classes["mem_global"]["latency"]))
@@ -441,10 +445,11 @@ class TimedEngine:
 
     def _switch(self, tw, it, u):
         """Extra pipe cycles of a tensor op that follows another warp's op on the pipe (free at ``u``): only
-        when one of its operands was written within ``switch_fresh`` cycles before (tensor_sharing)."""
+        when one of its operands was written within ``switch_fresh`` cycles before, in proportion to its
+        accumulator registers (``switch`` is the cost of ``switch_regs`` of them; tensor_sharing)."""
         if self.t_fresh and _max_ready(tw.ready, it.rs) < u - self.t_fresh:
             return 0.0
-        return self.t_switch
+        return self.t_switch * len(it.rs_c) / self.switch_regs if self.switch_regs else self.t_switch
 
     def _earliest(self, tw, sp):
         """The cycle tw's next instruction (or emulated stage) can issue."""
@@ -471,6 +476,8 @@ class TimedEngine:
                         p = tw.pred_at.get(it.guard_slot, -_INF) + self.pred_branch
                         if p > t:
                             t = p
+                    if it.store_wait and tw.st_read > t:
+                        t = tw.st_read
                 return t
         else:
             it = tw.cur
@@ -640,6 +647,8 @@ class TimedEngine:
             if it.branch and (w.pc if w.lpc is None else int(w.lpc.min())) != pc + 1 and not w.done:
                 tw.t_next = t + 1.0 + self.br_pen
         it = tw.cur
+        if it.store:
+            self._issue_store(tw, t)
         stages = it.stages
         if tw.si == 0 and tw.skip_hoisted:  # start at the first stage the shared product does not cover
             while tw.si < len(stages) - 1 and stages[tw.si].hoisted:
@@ -683,6 +692,12 @@ class TimedEngine:
             self._after_barrier(tw, t)
             if w.done:
                 self._warp_done(tw, sp, t)
+
+    def _issue_store(self, tw, t):
+        """A store issued at ``t`` reads its source registers ``store_read`` cycles later (issue.store_read)."""
+        r = t + self.store_read
+        if r > tw.st_read:
+            tw.st_read = r
 
     def _issue_fast(self, tw, sp, it, pc, t):
         """_issue for an instruction of one stage on one pipe (no emulation, barrier, exit or L1 model)."""

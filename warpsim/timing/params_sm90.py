@@ -41,6 +41,13 @@ TABLE = {
         # timing kernel's prologue has ISETP.GE.AND P0 with stall count 13 right before @!P0 BRA
         # (P/*_ilp*: ISETP ... S13, BRA).
         "predicate_to_branch": 13.0,
+        # a store reads its source registers 28 cycles after it issues, and ptxas makes the branch that ends
+        # its block wait for that read (a read barrier; P/trips_*: the loop's ``@!P0 STG`` sets SB1, and
+        # ``@!P1 BRA`` waits on it). Sets the per-trip clock store's cost: 1-warp trips of the trips kernels
+        # are 41.75 / 39 / 42 cycles from the last mma to the next trip's first (k16, dense, k32: T/trips_*:
+        # ilp1 warps 1; 42 / 39 / 39 at ilp4), the mma, clock, IMAD, IADD, STG, ISETP and BRA stall counts
+        # give 26 and 29; 28 puts every 1-warp trips run (ILP 1, 2, 4) within 2.2%.
+        "store_read": 28.0,
         # several warps on one tensor pipe: the pipe takes an op from another warp than its last one
         # ``switch`` cycles later than its ii, and an op completes ``inflight_other`` cycles later per tensor op
         # of another warp in flight on the pipe when it issues (operand/writeback sharing). Fitted together to the
@@ -48,7 +55,11 @@ TABLE = {
         # reps 32), where one warp per sub-partition runs at 16.75 / 24 per mma and 2, 3, 4 warps per
         # sub-partition at 17.45, 19.4, 25.4 (k16 sparse) per mma and warp.
         # ``switch_fresh``: the switch costs only an op whose operands were written less than 16 cycles before
-        # the pipe frees for it (at ILP1 its accumulator, 0..8 cycles before with 4 warps per sub-partition).
+        # the pipe frees for it (at ILP1 its accumulator, 0..8 cycles before with 4 warps per sub-partition),
+        # in proportion to its accumulator registers (``switch`` for ``switch_regs`` = 4, f32/s32): the
+        # 2-register f16 accumulators run 4.6% / 3.6% faster than f32 with 4 warps per sub-partition on the same
+        # pipe (T/sp_f16_k16_f16 vs sp_f16_k16_f32: ilp1 warps 16, 6522 vs 6838; T/sp_f16_k32_f16 vs
+        # sp_f16_k32_f32: 8937 vs 9268).
         # Warps that take turns at ILP4 read accumulators written 24+ cycles earlier and lose nothing: 2 and 3
         # warps per sub-partition run at the tensor ii (T/dense_f16_k16_f32:ilp4 warps 8 = 12332 = 2 x 1024 x 6
         # + 44; warps 12: 575 per trip = 3 x 32 x 6).
@@ -61,7 +72,8 @@ TABLE = {
         # together by bar.sync, or 300 / 1500 cycles apart: slot 0 starved every time), while on an ii-6 pipe
         # only the next in turn has waited 23 (the one after it 17) and all four share (T/sp_*_k16*:ilp4 warps
         # 16, 24,600 each). Any value in (17, 23] separates them; 20 is the middle.
-        "tensor_sharing": {"switch": 0.5, "inflight_other": 0.75, "switch_fresh": 16.0, "aging": 20.0},
+        "tensor_sharing": {"switch": 0.5, "switch_regs": 4, "switch_fresh": 16.0, "inflight_other": 0.75,
+                           "aging": 20.0},
         # bar.sync: last arrival -> next issue [lit: ~20-cycle CTA barrier on Volta..Hopper microbenchmarks]
         "barrier": 20.0,
     },
