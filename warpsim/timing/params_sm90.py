@@ -4,8 +4,10 @@ Evidence notation: ``T/<file>:<kernel>`` is a timing trace and kernel; "1w ILPn"
 "slope" the cycles per instruction between reps 4 and 32 (median of the non-first launches), "trip" the
 cycles of one 8-step loop trip. ``S/<file>`` is recorded SASS in ``traces/h100/sass``; ``P/<kernel>`` is
 SASS of the recorded PTX made here with ptxas 13.0.88 (the version that made the recorded cubins) and
-cuobjdump 13.5. Values marked [lit] come from the literature (shared/reference/anchors.md §3), not from
-these traces: they only set the prologue/epilogue of the traced kernels.
+cuobjdump 13.5. ``A/<form> <variant>`` is a run in ``traces/h100/arbitration.json`` (the recorded ILP4
+kernel with the warps' arrival or the loop end changed; traces/capture/arbitration.py). Values marked [lit]
+come from the literature (shared/reference/anchors.md §3), not from these traces: they only set the
+prologue/epilogue of the traced kernels.
 """
 
 TABLE = {
@@ -68,10 +70,14 @@ TABLE = {
         # issue ``policy`` above. With 4 warps per sub-partition at ILP4 the warps take turns; on an ii-8 pipe two
         # of them have waited 31 and 23 cycles at each turn, so slot 0 is always passed over and runs only
         # after the other three finish (T/sp_*_k32*, sp_s8_k64, sp_tf32_k16_f32: ilp4 warps 13..16, warps 0..3
-        # take ~33,700 cycles, the others ~25,000; device runs of sp_f16_k32_f32_ilp4 with 16 warps released
-        # together by bar.sync, or 300 / 1500 cycles apart: slot 0 starved every time), while on an ii-6 pipe
-        # only the next in turn has waited 23 (the one after it 17) and all four share (T/sp_*_k16*:ilp4 warps
-        # 16, 24,600 each). Any value in (17, 23] separates them; 20 is the middle.
+        # take ~33,700 cycles, the others ~25,000; whatever the arrival: A/sp_f16_k32_f32 align, stag, late:
+        # slot 0 ~34,000), while on an ii-6 pipe only the next in turn has waited 23 (the one after it 17) and
+        # all four share (T/sp_*_k16*:ilp4 warps 16, 24,600 each; A/sp_f16_k16_f32 align, stag, late). Any
+        # value in (17, 23] separates them; 20 is the middle. Not modelled: the recorded dense f32-accumulator
+        # kernels also starve slot 0 (T/dense_{f16_k16_f32,bf16_k16_f32,s8_k32,tf32_k8_f32}:ilp4 warps 13..16)
+        # though the same kernels share fairly when the warps arrive together or staggered (A/dense_f16_k16_f32
+        # align, stag, late), and a longer loop end (A/* gap) or instructions added mid-trip (A/* rec) make the
+        # H100 starve a warp on every pipe.
         "tensor_sharing": {"switch": 0.5, "switch_regs": 4, "switch_fresh": 16.0, "inflight_other": 0.75,
                            "aging": 20.0},
         # bar.sync: last arrival -> next issue [lit: ~20-cycle CTA barrier on Volta..Hopper microbenchmarks]
