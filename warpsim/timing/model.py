@@ -4,13 +4,16 @@ Structure (no per-lane or per-cycle work):
 
 * CTA ``i`` of the grid runs on SM ``i % sms``; an SM runs its CTAs one after another.
 * A CTA's warp ``w`` sits on sub-partition ``w % 4``. Each sub-partition's scheduler issues at most one
-  instruction per cycle. Which ready warp it takes is the table's ``issue.policy`` (see ``_pick``).
+  instruction per cycle. Which ready warp it takes is the table's ``issue.policy`` (see ``_pick``), except
+  that warps whose tensor op has waited ``tensor_sharing.aging`` cycles for the pipe go first, the highest
+  warp slot first (``_aged``).
 * A warp issues in **ptxas order** (:mod:`warpsim.timing.sched`: loads sunk into the block that uses them,
   parameter loads and ALU work next to their use, loads hoisted), in order. An instruction waits for the
   registers it reads (a scoreboard: a register is ready when the instruction that last wrote it
   completes), for its unit (a pipe accepts one warp instruction every ``ii`` cycles: INT/FP/SFU/branch/
   tensor per sub-partition, the LSU/MIO per SM), and a branch waits for its warp's in-flight tensor ops
-  (``drain_tensor_at_branch``).
+  (``drain_tensor_at_branch``) and, at the end of a block with a store, for the store's register read
+  (``store_read``).
 * Global loads go through a sectored L1 per SM (``memory``): a 32-byte sector present (or being filled)
   costs the L1 hit latency, a missing one is fetched from L2; the L1 starts empty at each launch.
 * The functional engine's :meth:`warpsim.warp.Warp.step` runs every instruction in program order; an
@@ -414,12 +417,12 @@ class TimedEngine:
         if self.greedy and last is not None and (t_last <= bt or t_last <= ti):
             best, bt = last, t_last  # greedy: the warp that issued last goes on while it can issue first
         if self.t_aging:
-            aged = self._aged(sp, cands, bt if bt > ti else ti)
+            aged = self._aged(cands, bt if bt > ti else ti)
             if aged is not None:
                 best, bt = aged
         return best, (bt if bt > ti else ti)
 
-    def _aged(self, sp, cands, t_pick):
+    def _aged(self, cands, t_pick):
         """Tensor-pipe aging (``tensor_sharing.aging``): of the warps whose next tensor op can take the pipe
         when it frees for ``t_pick`` (the switch to another warp included), those that have waited at least
         ``aging`` cycles for it go first, the highest warp slot first. Returns (warp, cycle) or None."""
@@ -449,7 +452,9 @@ class TimedEngine:
         accumulator registers (``switch`` is the cost of ``switch_regs`` of them; tensor_sharing)."""
         if self.t_fresh and _max_ready(tw.ready, it.rs) < u - self.t_fresh:
             return 0.0
-        return self.t_switch * len(it.rs_c) / self.switch_regs if self.switch_regs else self.t_switch
+        if not (self.switch_regs and it.rs_c):
+            return self.t_switch
+        return self.t_switch * len(it.rs_c) / self.switch_regs
 
     def _earliest(self, tw, sp):
         """The cycle tw's next instruction (or emulated stage) can issue."""
