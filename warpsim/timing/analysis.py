@@ -66,6 +66,8 @@ class InsTiming:
     pred_ws: tuple = ()     # predicate registers it writes (slots)
     guard_slot: int = -1    # a branch's guard predicate (slot)
     fast: bool = False      # one stage on one pipe, no emulation, barrier, exit or L1 model
+    store: bool = False     # a store: reads its source registers after it issues (``issue.store_read``)
+    store_wait: bool = False  # a branch that ends a block with a store: waits for the store's register read
     sass: dict | None = None  # the kernel's SASS loop profile, when an emulated mma follows it
 
 
@@ -180,10 +182,25 @@ def _analysed(program, params):
                 it.fast = False
         out.append(it)
     order = sched.compute(program, out)
+    _store_waits(program, out, order)
     _ptxas_sequences(program, params, out, order, unit_index, scope)
     res = (out, order, len(slots))
     cache[id(params)] = (params, res)
     return res
+
+
+def _store_waits(program, out, order):
+    """Stores, and the branch that ends a block holding one: ptxas releases a store's source registers by a
+    read barrier that the block's branch waits on (P/trips_*: ``@!P1 BRA`` waits on SB1, set by the loop's
+    ``STG``). Neither takes the engine's fast path (which does not track the read)."""
+    blocks = set()
+    for pc, (_body, ins, _guard, _neg) in enumerate(program.ops):
+        if ins.opcode == "st":
+            out[pc].store, out[pc].fast = True, False
+            blocks.add(order.block_of[pc])
+    for it in out:
+        if it.branch and order.block_of[it.pc] in blocks:
+            it.store_wait, it.fast = True, False
 
 
 def _ptxas_sequences(program, params, out, order, unit_index, scope):

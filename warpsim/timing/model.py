@@ -4,13 +4,16 @@ Structure (no per-lane or per-cycle work):
 
 * CTA ``i`` of the grid runs on SM ``i % sms``; an SM runs its CTAs one after another.
 * A CTA's warp ``w`` sits on sub-partition ``w % 4``. Each sub-partition's scheduler issues at most one
-  instruction per cycle. Which ready warp it takes is the table's ``issue.policy`` (see ``_pick``).
+  instruction per cycle. Which ready warp it takes is the table's ``issue.policy`` (see ``_pick``), except
+  that warps whose tensor op has waited ``tensor_sharing.aging`` cycles for the pipe go first, the highest
+  warp slot first (``_aged``).
 * A warp issues in **ptxas order** (:mod:`warpsim.timing.sched`: loads sunk into the block that uses them,
   parameter loads and ALU work next to their use, loads hoisted), in order. An instruction waits for the
   registers it reads (a scoreboard: a register is ready when the instruction that last wrote it
   completes), for its unit (a pipe accepts one warp instruction every ``ii`` cycles: INT/FP/SFU/branch/
   tensor per sub-partition, the LSU/MIO per SM), and a branch waits for its warp's in-flight tensor ops
-  (``drain_tensor_at_branch``).
+  (``drain_tensor_at_branch``) and, at the end of a block with a store, for the store's register read
+  (``store_read``).
 * Global loads go through a sectored L1 per SM (``memory``): a 32-byte sector present (or being filled)
   costs the L1 hit latency, a missing one is fetched from L2; the L1 starts empty at each launch.
 * The functional engine's :meth:`warpsim.warp.Warp.step` runs every instruction in program order; an
@@ -89,7 +92,8 @@ class _TW:
 
     __slots__ = ("w", "sp", "cta_index", "t_next", "ready", "ver", "tensor_done", "queue", "qi", "nsunk",
                  "owed", "si", "cur", "prev_done", "first_issue", "first_ready", "skip_hoisted", "memo",
-                 "blocked", "recs", "gaddr", "last_block", "last_t", "state", "pred_at", "slot", "memo_key")
+                 "blocked", "recs", "gaddr", "last_block", "last_t", "state", "pred_at", "slot", "memo_key",
+                 "st_read")
 
     def __init__(self, w, sp, cta_index, t0, nslots, state):
         self.w, self.sp, self.cta_index, self.state = w, sp, cta_index, state
@@ -114,6 +118,7 @@ class _TW:
         self.last_block = -1
         self.last_t = t0
         self.pred_at: dict = {}
+        self.st_read = 0.0  # when the warp's last store has read its source registers
 
 
 class _SP:
@@ -166,9 +171,13 @@ class TimedEngine:
         self.policy = iss.get("policy", "lrr")
         self.greedy = self.policy == "greedy-lrr"
         self.pred_branch = float(iss.get("predicate_to_branch", 0.0))
+        self.store_read = float(iss.get("store_read", 0.0))
         shr = iss.get("tensor_sharing", {})
         self.t_switch = float(shr.get("switch", 0.0))
         self.t_xw = float(shr.get("inflight_other", 0.0))
+        self.t_aging = float(shr.get("aging", 0.0))
+        self.t_fresh = float(shr.get("switch_fresh", 0.0))
+        self.switch_regs = int(shr.get("switch_regs", 0))
         mem = getattr(params, "memory", None) or {}
         self.l1_hit = float(mem.get("l1_hit", params.classes["mem_global"]["latency"]))
         self.l2_hit = float(mem.get("l2_hit", params.classes["mem_global"]["latency"]))
@@ -447,12 +456,14 @@ class TimedEngine:
         best, bt = None, _INF
         rr = sp.rr
         last, t_last = sp.last, _INF
+        cands = []
         for k in range(n):
             tw = ws[(rr + k) % n]
             w = tw.w
             if w.done or w.blocked is not None:
                 continue
             t = self._earliest(tw, sp)
+            cands.append((tw, t))
             if t < bt:
                 best, bt = tw, t
             if tw is last:
@@ -462,7 +473,45 @@ class TimedEngine:
         ti = sp.t_issue
         if self.greedy and last is not None and (t_last <= bt or t_last <= ti):
             best, bt = last, t_last  # greedy: the warp that issued last goes on while it can issue first
+        if self.t_aging:
+            aged = self._aged(cands, bt if bt > ti else ti)
+            if aged is not None:
+                best, bt = aged
         return best, (bt if bt > ti else ti)
+
+    def _aged(self, cands, t_pick):
+        """Tensor-pipe aging (``tensor_sharing.aging``): of the warps whose next tensor op can take the pipe
+        when it frees for ``t_pick`` (the switch to another warp included), those that have waited at least
+        ``aging`` cycles for it go first, the highest warp slot first. Returns (warp, cycle) or None."""
+        pick, slot = None, -1
+        for tw, t in cands:
+            if t > t_pick + self.t_switch or tw.slot <= slot:
+                continue
+            since = self._tensor_wait_start(tw)
+            if since is not None and t - since >= self.t_aging:
+                pick, slot = (tw, t), tw.slot
+        return pick
+
+    def _tensor_wait_start(self, tw):
+        """The cycle ``tw``'s next instruction, a single tensor op, could issue but for the pipe (None: not
+        a single tensor op)."""
+        if tw.si:
+            return None
+        it = self._item(tw)
+        if it is None or not (it.single and it.tensor):
+            return None
+        r = _max_ready(tw.ready, it.rs)
+        return r if r > tw.t_next else tw.t_next
+
+    def _switch(self, tw, it, u):
+        """Extra pipe cycles of a tensor op that follows another warp's op on the pipe (free at ``u``): only
+        when one of its operands was written within ``switch_fresh`` cycles before, in proportion to its
+        accumulator registers (``switch`` is the cost of ``switch_regs`` of them; tensor_sharing)."""
+        if self.t_fresh and _max_ready(tw.ready, it.rs) < u - self.t_fresh:
+            return 0.0
+        if not (self.switch_regs and it.rs_c):
+            return self.t_switch
+        return self.t_switch * len(it.rs_c) / self.switch_regs
 
     def _earliest(self, tw, sp):
         """The cycle tw's next instruction (or emulated stage) can issue."""
@@ -479,7 +528,7 @@ class TimedEngine:
                         t = v
                 u = (sp.smo.units if it.sm_unit else sp.units)[it.uidx]
                 if it.tensor and sp.tlast is not tw and sp.tlast is not None:
-                    u += self.t_switch
+                    u += self._switch(tw, it, u)
                 if u > t:
                     t = u
                 if it.branch:
@@ -489,6 +538,8 @@ class TimedEngine:
                         p = tw.pred_at.get(it.guard_slot, -_INF) + self.pred_branch
                         if p > t:
                             t = p
+                    if it.store_wait and tw.st_read > t:
+                        t = tw.st_read
                 return t
         else:
             it = tw.cur
@@ -658,6 +709,8 @@ class TimedEngine:
             if it.branch and (w.pc if w.lpc is None else int(w.lpc.min())) != pc + 1 and not w.done:
                 tw.t_next = t + 1.0 + self.br_pen
         it = tw.cur
+        if it.store:
+            self._issue_store(tw, t)
         stages = it.stages
         if tw.si == 0 and tw.skip_hoisted:  # start at the first stage the shared product does not cover
             while tw.si < len(stages) - 1 and stages[tw.si].hoisted:
@@ -701,6 +754,12 @@ class TimedEngine:
             self._after_barrier(tw, t)
             if w.done:
                 self._warp_done(tw, sp, t)
+
+    def _issue_store(self, tw, t):
+        """A store issued at ``t`` reads its source registers ``store_read`` cycles later (issue.store_read)."""
+        r = t + self.store_read
+        if r > tw.st_read:
+            tw.st_read = r
 
     def _issue_fast(self, tw, sp, it, pc, t):
         """_issue for an instruction of one stage on one pipe (no emulation, barrier, exit or L1 model)."""

@@ -4,8 +4,10 @@ Evidence notation: ``T/<file>:<kernel>`` is a timing trace and kernel; "1w ILPn"
 "slope" the cycles per instruction between reps 4 and 32 (median of the non-first launches), "trip" the
 cycles of one 8-step loop trip. ``S/<file>`` is recorded SASS in ``traces/h100/sass``; ``P/<kernel>`` is
 SASS of the recorded PTX made here with ptxas 13.0.88 (the version that made the recorded cubins) and
-cuobjdump 13.5. Values marked [lit] come from the literature (shared/reference/anchors.md §3), not from
-these traces: they only set the prologue/epilogue of the traced kernels.
+cuobjdump 13.5. ``A/<form> <variant>`` is a run in ``traces/h100/arbitration.json`` (the recorded ILP4
+kernel with the warps' arrival or the loop end changed; traces/capture/arbitration.py). Values marked [lit]
+come from the literature (shared/reference/anchors.md §3), not from these traces: they only set the
+prologue/epilogue of the traced kernels.
 """
 
 TABLE = {
@@ -41,14 +43,43 @@ TABLE = {
         # timing kernel's prologue has ISETP.GE.AND P0 with stall count 13 right before @!P0 BRA
         # (P/*_ilp*: ISETP ... S13, BRA).
         "predicate_to_branch": 13.0,
+        # a store reads its source registers 28 cycles after it issues, and ptxas makes the branch that ends
+        # its block wait for that read (a read barrier; P/trips_*: the loop's ``@!P0 STG`` sets SB1, and
+        # ``@!P1 BRA`` waits on it). Sets the per-trip clock store's cost: 1-warp trips of the trips kernels
+        # are 41.75 / 39 / 42 cycles from the last mma to the next trip's first (k16, dense, k32: T/trips_*:
+        # ilp1 warps 1; 42 / 39 / 39 at ilp4), the mma, clock, IMAD, IADD, STG, ISETP and BRA stall counts
+        # give 26 and 29; 28 puts every 1-warp trips run (ILP 1, 2, 4) within 2.2%.
+        "store_read": 28.0,
         # several warps on one tensor pipe: the pipe takes an op from another warp than its last one
         # ``switch`` cycles later than its ii, and an op completes ``inflight_other`` cycles later per tensor op
         # of another warp in flight on the pipe when it issues (operand/writeback sharing). Fitted together to the
         # ILP1 runs with 2..16 warps (T/sp_f16_k16_f32, dense_f16_k16_f32, sp_f16_k32_f32: ilp1 warps 2..16,
         # reps 32), where one warp per sub-partition runs at 16.75 / 24 per mma and 2, 3, 4 warps per
-        # sub-partition at 17.45, 19.4, 25.4 (k16 sparse) per mma and warp; the ILP4 runs, pipe-bound with
-        # long same-warp runs, stay at the tensor ii.
-        "tensor_sharing": {"switch": 0.5, "inflight_other": 0.75},
+        # sub-partition at 17.45, 19.4, 25.4 (k16 sparse) per mma and warp.
+        # ``switch_fresh``: the switch costs only an op whose operands were written less than 16 cycles before
+        # the pipe frees for it (at ILP1 its accumulator, 0..8 cycles before with 4 warps per sub-partition),
+        # in proportion to its accumulator registers (``switch`` for ``switch_regs`` = 4, f32/s32): the
+        # 2-register f16 accumulators run 4.6% / 3.6% faster than f32 with 4 warps per sub-partition on the same
+        # pipe (T/sp_f16_k16_f16 vs sp_f16_k16_f32: ilp1 warps 16, 6522 vs 6838; T/sp_f16_k32_f16 vs
+        # sp_f16_k32_f32: 8937 vs 9268).
+        # Warps that take turns at ILP4 read accumulators written 24+ cycles earlier and lose nothing: 2 and 3
+        # warps per sub-partition run at the tensor ii (T/dense_f16_k16_f32:ilp4 warps 8 = 12332 = 2 x 1024 x 6
+        # + 44; warps 12: 575 per trip = 3 x 32 x 6).
+        # ``aging``: a warp whose tensor op has waited 20 cycles for the pipe (since it could issue but for the
+        # pipe) is served before the others, the highest warp slot of the sub-partition first; otherwise the
+        # issue ``policy`` above. With 4 warps per sub-partition at ILP4 the warps take turns; on an ii-8 pipe two
+        # of them have waited 31 and 23 cycles at each turn, so slot 0 is always passed over and runs only
+        # after the other three finish (T/sp_*_k32*, sp_s8_k64, sp_tf32_k16_f32: ilp4 warps 13..16, warps 0..3
+        # take ~33,700 cycles, the others ~25,000; whatever the arrival: A/sp_f16_k32_f32 align, stag, late:
+        # slot 0 ~34,000), while on an ii-6 pipe only the next in turn has waited 23 (the one after it 17) and
+        # all four share (T/sp_*_k16*:ilp4 warps 16, 24,600 each; A/sp_f16_k16_f32 align, stag, late). Any
+        # value in (17, 23] separates them; 20 is the middle. Not modelled: the recorded dense f32-accumulator
+        # kernels also starve slot 0 (T/dense_{f16_k16_f32,bf16_k16_f32,s8_k32,tf32_k8_f32}:ilp4 warps 13..16)
+        # though the same kernels share fairly when the warps arrive together or staggered (A/dense_f16_k16_f32
+        # align, stag, late), and a longer loop end (A/* gap) or instructions added mid-trip (A/* rec) make the
+        # H100 starve a warp on every pipe.
+        "tensor_sharing": {"switch": 0.5, "switch_regs": 4, "switch_fresh": 16.0, "inflight_other": 0.75,
+                           "aging": 20.0},
         # bar.sync: last arrival -> next issue [lit: ~20-cycle CTA barrier on Volta..Hopper microbenchmarks]
         "barrier": 20.0,
     },
