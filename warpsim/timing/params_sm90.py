@@ -191,8 +191,9 @@ TABLE = {
             # (T/sp_e5m2_k64_f32:ilp2..6 reps 4; per-trip clocks of the same kernels, H100, this session: the
             # first trip after a launch is the one that is long, every later one is the same to the cycle).
             "l1": {"lines": 2048, "ways": 4, "line_ii": 1, "hit": 42, "miss": 250, "fill_ii": 8},
-            # trips simulated per population of warps: the first (cold L1), then later ones averaged
-            "trips": 4,
+            # trips simulated per population of warps: the first (cold L1), then later ones averaged; at least
+            # 4, and enough for 20000 instructions a warp (short trips: the warps' phases settle)
+            "trips": 4, "instructions": 20000,
         },
         # s4/u4 mma.sp m16n8k64: CALL to an unpack routine (S/timing_sp_s4_k64_ilp1.sass: 60 LOP3, 32 SHF,
         # 30 IMAD, 2 IMMA.SP.16832.S8.S8 with RZ accumulators, NOP, 4 IADD3 into C, RET; caller MOV + CALL).

@@ -75,7 +75,7 @@ class Loop:
         sp_of = np.array([s for k in range(max(population)) for s in range(len(population))
                           if population[s] > k], np.int64)
         c, a, l1 = self.cfg, self.arrays, self.cfg["l1"]
-        trips = int(c["trips"])
+        trips = max(int(c["trips"]), -(-int(c["instructions"]) // len(a["pipe"])))
         ends = _run(a["pipe"], a["ii"], a["stall"], a["wb"], a["rb"], a["wait"], a["lat"], a["mem"], a["line"],
                     a["nlines"], sp_of, trips, self.frame_lines, int(l1["lines"]) // int(l1["ways"]), int(l1["ways"]),
                     int(l1["hit"]), int(l1["miss"]), int(l1["line_ii"]), int(l1["fill_ii"]), int(c["mio_ii"]))
@@ -189,7 +189,7 @@ def _pick(s, t, last, sp_of, done, trips, nxt, pos, wait, sb, pipe, free):
 @njit(cache=True)
 def _touch(tags, stamp, ln, use):
     """Access line ``ln`` (LRU within its set); True if it was not in the L1 (it is now)."""
-    s = ln % tags.shape[0]
+    s = (ln ^ (ln >> 7) ^ (ln >> 13)) % tags.shape[0]
     v = 0
     for a in range(tags.shape[1]):
         if tags[s, a] == ln:
