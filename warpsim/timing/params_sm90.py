@@ -179,7 +179,7 @@ TABLE = {
             "mio_ii": 4,
             # variable-latency results (the scoreboards of the control bits): SHFL fitted to the 1-warp ILP1
             # trip of T/sp_e5m2_k64_f32 (92 SHFL, 7 LDL: 997 cycles); LDC/S2R [lit ~30].
-            "latency": {"SHFL": 24, "LDC": 30, "S2R": 30},
+            "latency": {"SHFL": 26, "LDC": 30, "S2R": 30},
             # cycles a CALL, RET or taken BRA adds to its stall count (the fetch redirect): CALL/RET fitted to
             # the 24 s4 kernels' 1-warp trips (8..64 calls a trip: within 2.1 %, median 0.4 %), BRA to the
             # loop trips of T/dense_e4m3_k32_f32:ilp1..8 (stall counts 86..327, trips 90..334).
@@ -190,7 +190,7 @@ TABLE = {
             # 601 lines a warp: 2 fit, 3+ evict each other) and to the first trips of the reps-4 runs
             # (T/sp_e5m2_k64_f32:ilp2..6 reps 4; per-trip clocks of the same kernels, H100, this session: the
             # first trip after a launch is the one that is long, every later one is the same to the cycle).
-            "l1": {"lines": 2048, "ways": 4, "line_ii": 1, "hit": 42, "miss": 250, "fill_ii": 8},
+            "l1": {"lines": 2048, "ways": 4, "line_ii": 1, "hit": 40, "miss": 250, "fill_ii": 4},
             # trips simulated per population of warps: the first (cold L1), then later ones averaged; at least
             # 4, and enough for 20000 instructions a warp (short trips: the warps' phases settle)
             "trips": 4, "instructions": 20000,

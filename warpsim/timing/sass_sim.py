@@ -114,6 +114,7 @@ def _run(pipe, ii, stall, wb, rb, wait, lat, mem, line, nlines, sp_of, trips, fr
     last = -np.ones(nsp, np.int64)
     tags = -np.ones((sets, ways), np.int64)
     stamp = np.zeros((sets, ways), np.int64)
+    fill = np.zeros((sets, ways), np.int64)
     l1_free = 0
     fill_free = 0
     use = 0
@@ -140,12 +141,13 @@ def _run(pipe, ii, stall, wb, rb, wait, lat, mem, line, nlines, sp_of, trips, fr
                 ready = start + hit_lat
                 for j in range(nlines[i]):
                     use += 1
-                    miss = _touch(tags, stamp, w * frame_lines + line[i] + j, use)
-                    if miss and mem[i] == LOCAL_LOAD:
+                    got = _touch(tags, stamp, fill, w * frame_lines + line[i] + j, use)
+                    if got < 0:  # not in the L1: the line is fetched (a store's too), one per fill_ii
                         f = start if start > fill_free else fill_free
                         fill_free = f + fill_ii
-                        if f + miss_lat > ready:
-                            ready = f + miss_lat
+                        got = _set_fill(tags, fill, w * frame_lines + line[i] + j, f + miss_lat)
+                    if mem[i] == LOCAL_LOAD and got > ready:
+                        ready = got
             if wb[i] != NO_SCOREBOARD:
                 sb[w, wb[i]] = ready
             if rb[i] != NO_SCOREBOARD and start + 2 > sb[w, rb[i]]:
@@ -187,16 +189,26 @@ def _pick(s, t, last, sp_of, done, trips, nxt, pos, wait, sb, pipe, free):
 
 
 @njit(cache=True)
-def _touch(tags, stamp, ln, use):
-    """Access line ``ln`` (LRU within its set); True if it was not in the L1 (it is now)."""
+def _touch(tags, stamp, fill, ln, use):
+    """Access line ``ln`` (LRU within its set): the cycle its data is there, or -1 if it was not in the L1
+    (it is now, the least recently used line of the set evicted; ``_set_fill`` says when it arrives)."""
     s = (ln ^ (ln >> 7) ^ (ln >> 13)) % tags.shape[0]
     v = 0
     for a in range(tags.shape[1]):
         if tags[s, a] == ln:
             stamp[s, a] = use
-            return False
+            return fill[s, a]
         if stamp[s, a] < stamp[s, v]:
             v = a
     tags[s, v] = ln
     stamp[s, v] = use
-    return True
+    return -1
+
+
+@njit(cache=True)
+def _set_fill(tags, fill, ln, t):
+    s = (ln ^ (ln >> 7) ^ (ln >> 13)) % tags.shape[0]
+    for a in range(tags.shape[1]):
+        if tags[s, a] == ln:
+            fill[s, a] = t
+    return t
