@@ -165,7 +165,7 @@ TABLE = {
             "alu_ii": 2,
             # IMAD on FMA-heavy, FADD/FFMA/FMUL on FMA-heavy or FMA-lite, 16 lanes each [lit]: a lone warp
             # issues FADDs every cycle (P/dense_e4m3_k32_f32_ilp1: 32 FADD at stall 1), two warps share them:
-            # T/dense_e4m3_k32_f32:ilp4 warps 8, 12, 16 = 1.66, 2.36, 3.10 x one warp (model 1.66, 2.39, 3.13).
+            # T/dense_e4m3_k32_f32:ilp4 warps 8, 12, 16 = 1.65, 2.34, 3.07 x 4 warps (model 1.66, 2.39, 3.12).
             "fma_heavy_ops": ["IMAD"],
             "fma_ops": ["FADD", "FFMA", "FMUL"],
             "fma_ii": 2,
@@ -173,23 +173,27 @@ TABLE = {
             "tensor_groups": {"HMMA.SP.16832": "sparse_k32", "HMMA.16816": "dense", "IMMA.SP.16832": "sparse_k16",
                               "IMMA.SP.16864": "sparse_k32", "IMMA.16832": "dense"},
             # MIO: a sub-partition hands the shared-memory/L1 unit one SHFL, LDL, STL, LDC or S2R every
-            # 4 cycles; fitted to T/sp_e5m2_k64_f32:ilp1 with 5..16 warps (2..4 per sub-partition: 92 SHFL a
-            # trip; 1 cycle leaves them 8-21 % short).
+            # 4 cycles; fitted to T/sp_e5m2_k64_f32:ilp1 with 5..16 warps (2..4 per sub-partition, 92 SHFL a
+            # trip: within 3.4 %; one every cycle leaves them 7-14 % short).
             "mio_ops": ["SHFL", "LDL", "STL", "LDC", "S2R", "LDS", "STS", "LDG", "STG"],
             "mio_ii": 4,
-            # variable-latency results (the scoreboards of the control bits): SHFL fitted to the 1-warp ILP1
-            # trip of T/sp_e5m2_k64_f32 (92 SHFL, 7 LDL: 997 cycles); LDC/S2R [lit ~30].
+            # variable-latency results (the scoreboards of the control bits): SHFL fitted with the L1 hit
+            # below to the 1-warp trips of T/sp_e5m2_k64_f32:ilp1..6 (ILP 1: 92 SHFL, 7 LDL, 997 cycles);
+            # LDC/S2R [lit ~30].
             "latency": {"SHFL": 26, "LDC": 30, "S2R": 30},
             # cycles a CALL, RET or taken BRA adds to its stall count (the fetch redirect): CALL/RET fitted to
-            # the 24 s4 kernels' 1-warp trips (8..64 calls a trip: within 2.1 %, median 0.4 %), BRA to the
-            # loop trips of T/dense_e4m3_k32_f32:ilp1..8 (stall counts 86..327, trips 90..334).
+            # the 24 s4 kernels' 1-warp runs (8..64 calls a trip; reps 4 and 32: within 2.1 %, median 0.4 %),
+            # BRA to the loop trips of T/dense_e4m3_k32_f32:ilp1..8 (stall counts 86..327, trips 90..334).
             "redirect": {"CALL": 20, "RET": 20, "BRA": 6},
-            # local memory through the SM's 256 KB L1 [lit] (2048 lines of 128 bytes; associativity fitted):
-            # fill latency on a hit fitted to the 1-warp trips of T/sp_e5m2_k64_f32:ilp2..8 (118..1744 LDL a
-            # trip), on a miss and the misses' rate to T/sp_e*m*_k64_f32:ilp4 with 2..16 warps (one frame of
-            # 601 lines a warp: 2 fit, 3+ evict each other) and to the first trips of the reps-4 runs
-            # (T/sp_e5m2_k64_f32:ilp2..6 reps 4; per-trip clocks of the same kernels, H100, this session: the
-            # first trip after a launch is the one that is long, every later one is the same to the cycle).
+            # local memory through the SM's 256 KB L1 [lit] (2048 lines of 128 bytes; 4-way sets, the index
+            # XOR-folded: the hardware's hash is not known, a plain modulo leaves 6 warps 18 % short): fill
+            # latency on a hit fitted with SHFL above (190..1744 LDL a trip at ILP 2..8); the latency of a
+            # miss and one fill every 4 cycles to T/sp_e*m*_k64_f32:ilp4 with 2..16 warps (a frame of 601
+            # lines a warp: 2 fit, 3 and more evict each other; 16 warps 3.85 x one) and to the first trips:
+            # per-trip clocks of the same kernels (traces/h100/trips/sp_fp8_trips.json) have every trip but
+            # the first the same to the cycle, the first (with the prologue) 400 / 2125 / 8800 cycles longer
+            # at ILP 1 / 2 / 4 (model: first touch of the frame, its stores too, 206 / 1610 / 7000 + prologue)
+            # and 30900 at ILP 8 (model 18800: the rest is not modelled).
             "l1": {"lines": 2048, "ways": 4, "line_ii": 1, "hit": 40, "miss": 250, "fill_ii": 4},
             # trips simulated per population of warps: the first (cold L1), then later ones averaged; at least
             # 4, and enough for 20000 instructions a warp (short trips: the warps' phases settle)
