@@ -16,9 +16,9 @@ cycle by cycle, with the table's ``emulated["sass"]`` entry:
   take FMA-heavy or FMA-lite), tensor (HMMA/IMMA at their group's ii), MIO (SHFL, LDL, STL, LDC, S2R);
 * local memory (the spills) goes through the SM's L1: a spill slot of a warp is one 128-byte line (lanes
   interleaved), the L1 holds ``l1["lines"]`` lines in ``l1["ways"]``-way LRU sets, one line access per
-  ``l1["line_ii"]`` cycles; a fill that hits returns after ``l1["hit"]`` cycles, one that misses after
-  ``l1["miss"]`` cycles, the misses fetched one per ``l1["fill_ii"]`` cycles; stores allocate their line.
-  The L1 starts empty at the loop: the first trip also pays the first touch of every slot.
+  ``l1["line_ii"]`` cycles; a fill that hits returns after ``l1["hit"]`` cycles; a line not in the L1 (a
+  store's too: write-allocate) is fetched, one every ``l1["fill_ii"]`` cycles, and there ``l1["miss"]``
+  cycles later. The L1 starts empty at the loop: the first trip also pays the first touch of every slot.
 """
 from __future__ import annotations
 
@@ -86,8 +86,8 @@ class Loop:
 
 
 class SassStage:
-    """An emulated mma of a profiled loop: ``per_trip`` of them make one trip of ``loop``, whose loop-control
-    instructions (``own`` of them: counter, compare, branch) the engine issues itself."""
+    """An emulated mma of a profiled loop: ``per_trip`` of them make one trip of ``loop``; the engine spends
+    ``own`` cycles a trip on the loop-control instructions (counter, compare, branch) itself."""
 
     def __init__(self, loop: Loop, per_trip: int, own: int):
         self.loop, self.per_trip, self.own = loop, per_trip, own
