@@ -13,11 +13,12 @@ and for the configurations it does not yet get there assert the honest bound it 
 * the per-trip clock-store kernels (``trips_*``) with 2..4 warps per sub-partition at ILP 1 (the store's
   register read costs more under sharing than modelled: 4-13 % short) and with 4 per sub-partition at ILP 4
   on the k16 and dense pipes (starved on the H100, shared in the model: 16-18 % long);
-* the sparse fp8 forms at ILP >= 2: the ptxas sequences spill heavily; trips within 10 %, but the first
-  touch of a spill frame (up to 99,000 cycles once, 3x apart between the e4m3 and e5m2 traces with the same
-  SASS) is not modelled, so reps-4 runs are 30-36 % short, and with several warps the spill frames no longer
-  fit the L1;
-* the emulated forms with 2-4 warps per sub-partition (a single ALU share, ``alu_busy``, for every ILP).
+* the emulated forms run ptxas's SASS of the loop (warpsim.timing.sass_sim); known misses: the sparse fp8
+  ILP 8 kernel (1 warp, 7 % short a trip and 17 % at reps 4: its first trip costs 30,000 cycles more than
+  the first touch of its spill frame), the e4m3 reps-4 runs at ILP >= 2 (20-34 % short: recorded in the
+  slow state of the first launches of a module, see ``test_emulated_forms_within_bounds``), two warps per
+  sub-partition of sp_s4_k64 at ILP 1 (the SASS replay shares the ALU worse than the H100: up to 10 % long),
+  and the spill frames of several sparse fp8 warps competing for the L1 (ILP 4, 8 warps: 8-10 % long).
 """
 from __future__ import annotations
 
@@ -136,30 +137,44 @@ def test_trips_kernels_within_bounds():
 
 
 def test_emulated_forms_within_bounds():
-    """s4 (CALLed unpack routines) and dense fp8: ptxas's sequences per kernel, every ILP, within 5 %;
-    sparse fp8 (spilling at ILP >= 2): trips within 12 %, reps-4 runs within 40 % (first touch of the spill
-    frame not modelled)."""
+    """One warp: ptxas's SASS of each kernel's loop (sass_sim) within 5 % at ILP 1, 2 and 4; the sparse fp8
+    ILP 8 kernel within 8 % a trip (reps 32) and 18 % at reps 4 (e5m2). The e4m3 reps-4 runs at ILP >= 2 were
+    recorded in a slow state of the GPU: per-trip clocks of the same kernels (H100, this project,
+    traces/h100/trips/sp_fp8_trips.json) give e4m3's first trips for e5m2 in the first two launches after
+    loading the module and e5m2's for e4m3 after it; the model gives the fast state's."""
     res = {}
     for name in EMULATED:
         res[name] = replay_timing(_trace(name), name, "sm_90a", configs=ONE_WARP)
     allr = [g for r in res.values() for g in r]
     print("\n" + error_table(allr))
-    exact = [g for n in ("sp_s4_k64", "sp_s4_k128", "dense_s4_k64", "dense_e4m3_k32_f32") for g in res[n]]
-    exact += [g for n in ("sp_e4m3_k64_f32", "sp_e5m2_k64_f32") for g in res[n] if g.name.endswith("ilp1 warps1 reps4")
-              or g.name.endswith("ilp1 warps1 reps32")]
-    errs = _errors(exact)
-    assert max(errs) <= 0.05, error_table(exact)
-    fp8 = [g for n in ("sp_e4m3_k64_f32", "sp_e5m2_k64_f32") for g in res[n] if g not in exact]
-    assert max(e for g, e in zip(fp8, _errors(fp8)) if g.name.endswith("reps32")) <= 0.12
-    assert max(_errors(fp8)) <= 0.40
+    fp8 = ("sp_e4m3_k64_f32", "sp_e5m2_k64_f32")
+    slow = [g for g in res["sp_e4m3_k64_f32"] if g.name.endswith("reps4") and "ilp1 " not in g.name]
+    ilp8 = [g for n in fp8 for g in res[n] if " ilp8 " in g.name and g not in slow]
+    exact = [g for g in allr if g not in slow + ilp8]
+    assert max(_errors(exact)) <= 0.05, error_table(exact)
+    assert np.median(_errors(exact)) <= 0.02
+    assert max(e for g, e in zip(ilp8, _errors(ilp8)) if g.name.endswith("reps32")) <= 0.08
+    assert max(_errors(ilp8)) <= 0.18
+    assert max(_errors(slow)) <= 0.35
 
 
-def test_emulated_multiwarp_honest_bound():
+def test_emulated_multiwarp_within_bounds():
+    """1..4 warps per sub-partition: the SASS replay of every warp of the SM (shared ALU/FMA/MIO pipes, the
+    L1 for the spill frames) within 5 %, except sp_s4_k64 with 2-4 warps per sub-partition at ILP 1
+    (the replay shares the ALU less well than the H100), dense_s4_k64 / dense_e4m3 at 2 / 3 warps per
+    sub-partition, and the sparse fp8 forms at ILP 4 with 8 warps (the spill frames evict each other)."""
     res = []
-    for name in ("sp_s4_k64", "dense_e4m3_k32_f32"):
-        res += replay_timing(_trace(name), name, "sm_90a", configs=[(1, 8, 32), (4, 8, 32)])
+    for name in EMULATED:
+        res += replay_timing(_trace(name), name, "sm_90a", configs=MULTI)
     print("\n" + error_table(res))
-    assert max(_errors(res)) <= 0.20
+    known = {"sp_s4_k64 ilp1 warps8", "sp_s4_k64 ilp1 warps12", "sp_s4_k64 ilp1 warps16", "sp_s4_k64 ilp4 warps12",
+             "dense_s4_k64 ilp4 warps8", "dense_e4m3_k32_f32 ilp1 warps12", "sp_e4m3_k64_f32 ilp4 warps8",
+             "sp_e5m2_k64_f32 ilp4 warps8"}
+    missed = [g for g in res if g.name.split("/")[-1].rsplit(" ", 1)[0] in known]
+    exact = [g for g in res if g not in missed]
+    assert len(missed) == len(known)
+    assert max(_errors(exact)) <= 0.05, error_table(exact)
+    assert max(_errors(missed)) <= 0.11
 
 
 def test_fixed_latency_baseline_is_worse(native_results):

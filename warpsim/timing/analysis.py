@@ -33,6 +33,7 @@ class Stage:
     warp_busy: float = 0.0  # cycles before the warp issues again (0: count x ii, or 1 for a single op)
     uidx: int = 0      # index of ``unit`` in the engine's unit lists
     sm: bool = False   # the unit is shared by the SM (else one per sub-partition)
+    sass: object = None  # sass_sim.SassStage: 1/n of ptxas's loop trip (then no unit is occupied)
 
 
 @dataclass
@@ -183,7 +184,7 @@ def _analysed(program, params):
         out.append(it)
     order = sched.compute(program, out)
     _store_waits(program, out, order)
-    _ptxas_sequences(program, params, out, order, unit_index, scope)
+    _ptxas_sequences(program, params, out, order, unit_index)
     res = (out, order, len(slots))
     cache[id(params)] = (params, res)
     return res
@@ -203,16 +204,16 @@ def _store_waits(program, out, order):
             it.store_wait, it.fast = True, False
 
 
-def _ptxas_sequences(program, params, out, order, unit_index, scope):
-    """Emulated mma of a kernel whose SASS is on file (warpsim.timing.sass_profile): one stage per mma that
-    keeps its warp busy for the cycles ptxas's sequence takes (the loop trip's stall counts, calls followed,
-    plus the table's cost per CALL, LDL, SHFL and tensor op, shared by the emulated mma of the loop block) and
-    its sub-partition's ALU for ``alu_busy`` of them."""
+def _ptxas_sequences(program, params, out, order, unit_index):
+    """Emulated mma of a kernel whose SASS is on file (warpsim.timing.sass_profile): each runs as 1/n of the
+    loop trip of ptxas's SASS (n emulated mma in the loop block), as :mod:`warpsim.timing.sass_sim` times it
+    for the warps of the loop on the SM; the loop's own PTX instructions (counter, compare, branch) are
+    timed by the engine, so their issue cycles come off the trip."""
     emu = [it for it in out if it.emulated]
-    cost = params.emulated.get("sass")
-    if not emu or not cost:
+    cfg = params.emulated.get("sass")
+    if not emu or not cfg:
         return
-    from warpsim.timing import sass_profile
+    from warpsim.timing import sass_profile, sass_sim
     prof = sass_profile.lookup(program, params.arch)
     if prof is None:
         return
@@ -220,16 +221,32 @@ def _ptxas_sequences(program, params, out, order, unit_index, scope):
     for it in emu:
         per_block.setdefault(order.block_of[it.pc], []).append(it)
     loop = max(per_block.values(), key=len)  # the profiled loop: the block with the emulated mma
-    cycles = (prof["stall_cycles"] - prof["branch_stall"] + cost["call"] * prof["calls"] + cost["ldl"] * prof["ldl"]
-              + cost["shfl"] * prof["shfl"] + cost.get("tensor", 0.0) * prof["tensor"]) / len(loop)
-    u = "int"
+    own = _own_issue_cycles(order.entry[order.block_of[loop[0].pc]], out)
+    stage = sass_sim.SassStage(sass_sim.Loop(sass_profile.trip(prof), cfg, params.tensor), len(loop), own)
+    u = "sass"  # a unit of its own: the SASS sequence's pipes are inside sass_sim
+    uidx = unit_index.setdefault(u, len(unit_index))
     for it in loop:
-        it.stages = [Stage(f"ptxas sequence ({prof['sass'] / len(loop):.0f} SASS per mma)", u, 1,
-                           cost["alu_busy"] * cycles, cycles, "all", warp_busy=cycles,
-                           uidx=unit_index[u], sm=scope.get(u, "sp") == "sm")]
+        it.stages = [Stage(f"ptxas sequence ({prof['sass'] / len(loop):.0f} SASS per mma)", u, 1, 0.0, 0.0, "all",
+                           uidx=uidx, sass=stage)]
         it.single, it.fast = False, False
-        it.uidx, it.sm_unit, it.ii, it.lat = it.stages[0].uidx, it.stages[0].sm, it.stages[0].ii, cycles
+        it.uidx, it.sm_unit, it.ii, it.lat = uidx, False, 0.0, 0.0
         it.sass = prof
+
+
+def _own_issue_cycles(pcs, out) -> float:
+    """Cycles the engine spends per trip on a profiled loop's own instructions (issued in ``pcs`` order
+    between the emulated mma): one issue cycle each, and a dependent one waits for the one just before it."""
+    cyc, prev = 0.0, None
+    for pc in pcs:
+        it = out[pc] if pc < len(out) else None
+        if it is None or it.emulated:
+            prev = None
+            continue
+        cyc += 1.0
+        if prev is not None and set(it.reads) & set(prev.writes):
+            cyc += prev.lat - 1.0
+        prev = it
+    return cyc
 
 
 def _tensor_stages(it, ins, params):

@@ -93,7 +93,7 @@ class _TW:
     __slots__ = ("w", "sp", "cta_index", "t_next", "ready", "ver", "tensor_done", "queue", "qi", "nsunk",
                  "owed", "si", "cur", "prev_done", "first_issue", "first_ready", "skip_hoisted", "memo",
                  "blocked", "recs", "gaddr", "last_block", "last_t", "state", "pred_at", "slot", "memo_key",
-                 "st_read")
+                 "st_read", "emu")
 
     def __init__(self, w, sp, cta_index, t0, nslots, state):
         self.w, self.sp, self.cta_index, self.state = w, sp, cta_index, state
@@ -119,6 +119,7 @@ class _TW:
         self.last_t = t0
         self.pred_at: dict = {}
         self.st_read = 0.0  # when the warp's last store has read its source registers
+        self.emu = 0             # emulated mma of a profiled loop started (sass_sim)
 
 
 class _SP:
@@ -866,6 +867,8 @@ class TimedEngine:
 
     def _run_stage(self, tw, sp, st, t):
         """Occupy ``st``'s unit from cycle ``t``; returns when its results are written."""
+        if st.sass is not None:
+            return self._run_sass_stage(tw, sp, st.sass, t)
         span = st.count * st.ii
         (sp.smo.units if st.sm else sp.units)[st.uidx] = t + span
         last = t + (st.count - 1) * st.ii
@@ -882,6 +885,19 @@ class TimedEngine:
                 self.tl.tensor.append((sp.smo.index, sp.index, t, t + span, tw.cta_index, tw.w.warp_id,
                                        tw.cur.pc))
         return done
+
+    def _run_sass_stage(self, tw, sp, stage, t):
+        """An emulated mma of a profiled loop (sass_sim): 1/n of the loop trip that ptxas's SASS takes with the
+        warps still running on each sub-partition of the SM; the warp's first trip pays the cold L1."""
+        live = [0] * self.nsp
+        for x in tw.state["sps"]:
+            if x.smo is sp.smo:
+                live[x.index] += x.live
+        c = stage.cycles(tuple(live), sp.index, tw.emu < stage.per_trip)
+        tw.emu += 1
+        if t + c > tw.t_next:
+            tw.t_next = t + c
+        return t + c
 
     # ------------------------------------------------------------------ barriers and exits
     def _warp_done(self, tw, sp, t):

@@ -19,6 +19,8 @@ A table module defines ``TABLE``: a dict with
   ``"prev"`` = needs the previous stage's results, ``"prev+c"`` = and C), tensor stages name a
   ``tensor`` group; ``"hoisted": True`` marks stages that ptxas moves out of a loop when A/B/E do
   not change (the model skips them when the same instruction runs again with the same A/B/E);
+  ``emulated["sass"]`` (optional): the pipes, latencies and L1 with which :mod:`warpsim.timing.sass_sim`
+  runs ptxas's SASS of a kernel's emulated loop where it is on file (those kernels use no stage list);
 * ``memory`` (optional): ``l1_hit`` / ``l2_hit`` (cycles of a global load whose 32-byte sectors are all in
   the SM's L1 / one of which must come from L2), ``sector_bytes``; without it a global load takes the
   ``mem_global`` class latency.

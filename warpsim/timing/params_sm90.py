@@ -179,17 +179,57 @@ TABLE = {
     },
     # ------------------------------------------------------------------ emulated forms (no native pipe)
     "emulated": {
-        # Kernels whose SASS is on file (warpsim/timing/sass_sm90.json, ptxas 13.0 for every recorded timing
-        # kernel; warpsim.timing.sass_profile) run each emulated mma as ptxas's sequence: the loop trip's stall
-        # counts (the CALLed unpack routines followed) plus, beyond their stall counts, these cycles per CALL/RET
-        # pair, local-memory load (spills), SHFL and HMMA/IMMA, shared by the loop's emulated mma. Relative least
-        # squares over the 48 emulated kernels' 1-warp trips (T/sp_s4_k64, sp_s4_k128, dense_s4_k64,
-        # sp_e4m3_k64_f32, sp_e5m2_k64_f32, dense_e4m3_k32_f32: ilp1..8): s4 and dense fp8 within 2%, sparse
-        # fp8 within 10% (the e4m3 and e5m2 SASS are the same; their traces differ by up to 5%).
-        # alu_busy: the share of those cycles the sub-partition's issue/ALU is taken (other warps use the rest;
-        # T/sp_s4_k64 with 2, 3, 4 warps per sub-partition: 1.40, 1.97, 2.59 x one warp at ILP1, 1.54, 2.03,
-        # 2.66 at ILP4).
-        "sass": {"call": 36.9, "ldl": 11.07, "shfl": 0.84, "tensor": 2.91, "alu_busy": 0.7},
+        # Kernels whose SASS is on file (warpsim/timing/sass_sm90.json: ptxas 13.0.88 = the SASS the H100 ran,
+        # the driver's JIT cache holds the same instructions and control bits for all 48 emulated kernels,
+        # traces/capture/jit_sass.py) run each emulated mma as 1/n of ptxas's loop trip (n emulated mma per
+        # trip), the trip run instruction by instruction on the SM's pipes for the warps of the loop on each
+        # sub-partition (warpsim.timing.sass_sim). Evidence for the numbers below: the 1-warp trips (slope
+        # between reps 4 and 32) of the 48 emulated kernels (T/sp_s4_k64, sp_s4_k128, dense_s4_k64,
+        # dense_e4m3_k32_f32, sp_e5m2_k64_f32: ilp1..8) and the 2..16-warp runs at ILP 1 and 4.
+        "sass": {
+            # ALU pipe, 16 lanes per sub-partition: a warp instruction every 2 cycles [lit: H100 whitepaper];
+            # ptxas itself puts stall count 2 between back-to-back LOP3/SHF of every s4 unpack routine
+            # (P/sp_s4_k64_ilp1). With it the 4-warps-per-sub-partition s4 runs at ILP 1 are ALU-bound:
+            # 4 x 2 x 1144 ALU ops = 9152 per trip, T/dense_s4_k64:ilp1 warps 16 = 9337 per trip.
+            "alu_ops": ["LOP3", "SHF", "IADD3", "SEL", "PRMT", "ISETP", "LEA", "MOV", "PLOP3", "F2FP", "IABS",
+                        "VIADD", "P2R", "R2P", "SGXT", "BMSK", "POPC", "FLO", "IMNMX", "FSEL", "FSETP"],
+            "alu_ii": 2,
+            # IMAD on FMA-heavy, FADD/FFMA/FMUL on FMA-heavy or FMA-lite, 16 lanes each [lit]: a lone warp
+            # issues FADDs every cycle (P/dense_e4m3_k32_f32_ilp1: 32 FADD at stall 1), two warps share them:
+            # T/dense_e4m3_k32_f32:ilp4 warps 8, 12, 16 = 1.65, 2.34, 3.07 x 4 warps (model 1.66, 2.39, 3.12).
+            "fma_heavy_ops": ["IMAD"],
+            "fma_ops": ["FADD", "FFMA", "FMUL"],
+            "fma_ii": 2,
+            # the tensor op of each SASS shape runs at the ii of the native group it belongs to
+            "tensor_groups": {"HMMA.SP.16832": "sparse_k32", "HMMA.16816": "dense", "IMMA.SP.16832": "sparse_k16",
+                              "IMMA.SP.16864": "sparse_k32", "IMMA.16832": "dense"},
+            # MIO: a sub-partition hands the shared-memory/L1 unit one SHFL, LDL, STL, LDC or S2R every
+            # 4 cycles; fitted to T/sp_e5m2_k64_f32:ilp1 with 5..16 warps (2..4 per sub-partition, 92 SHFL a
+            # trip: within 3.4 %; one every cycle leaves them 7-14 % short).
+            "mio_ops": ["SHFL", "LDL", "STL", "LDC", "S2R", "LDS", "STS", "LDG", "STG"],
+            "mio_ii": 4,
+            # variable-latency results (the scoreboards of the control bits): SHFL fitted with the L1 hit
+            # below to the 1-warp trips of T/sp_e5m2_k64_f32:ilp1..6 (ILP 1: 92 SHFL, 7 LDL, 997 cycles);
+            # LDC/S2R [lit ~30].
+            "latency": {"SHFL": 26, "LDC": 30, "S2R": 30},
+            # cycles a CALL, RET or taken BRA adds to its stall count (the fetch redirect): CALL/RET fitted to
+            # the 24 s4 kernels' 1-warp runs (8..64 calls a trip; reps 4 and 32: within 2.1 %, median 0.4 %),
+            # BRA to the loop trips of T/dense_e4m3_k32_f32:ilp1..8 (stall counts 86..327, trips 90..334).
+            "redirect": {"CALL": 20, "RET": 20, "BRA": 6},
+            # local memory through the SM's 256 KB L1 [lit] (2048 lines of 128 bytes; 4-way sets, the index
+            # XOR-folded: the hardware's hash is not known, a plain modulo leaves 6 warps 18 % short): fill
+            # latency on a hit fitted with SHFL above (190..1744 LDL a trip at ILP 2..8); the latency of a
+            # miss and one fill every 4 cycles to T/sp_e*m*_k64_f32:ilp4 with 2..16 warps (a frame of 601
+            # lines a warp: 2 fit, 3 and more evict each other; 16 warps 3.85 x one) and to the first trips:
+            # per-trip clocks of the same kernels (traces/h100/trips/sp_fp8_trips.json) have every trip but
+            # the first the same to the cycle, the first (with the prologue) 400 / 2125 / 8800 cycles longer
+            # at ILP 1 / 2 / 4 (model: first touch of the frame, its stores too, 206 / 1610 / 7000 + prologue)
+            # and 30900 at ILP 8 (model 18800: the rest is not modelled).
+            "l1": {"lines": 2048, "ways": 4, "line_ii": 1, "hit": 40, "miss": 250, "fill_ii": 4},
+            # trips simulated per population of warps: the first (cold L1), then later ones averaged; at least
+            # 4, and enough for 20000 instructions a warp (short trips: the warps' phases settle)
+            "trips": 4, "instructions": 20000,
+        },
         # s4/u4 mma.sp m16n8k64: CALL to an unpack routine (S/timing_sp_s4_k64_ilp1.sass: 60 LOP3, 32 SHF,
         # 30 IMAD, 2 IMMA.SP.16832.S8.S8 with RZ accumulators, NOP, 4 IADD3 into C, RET; caller MOV + CALL).
         # "ii" of the unpack stage = its issue cost per op (dependency chains of LOP3->SHF->LOP3 on the

@@ -1,23 +1,23 @@
-"""What ptxas makes of a kernel's emulated mma loop: per-kernel profiles read off its SASS.
+"""What ptxas makes of a kernel's emulated mma loop: per-kernel SASS of the loop trip, read off ptxas's output.
 
 The H100 has no pipe for the s4/u4 and e4m3/e5m2 ``mma`` forms: ptxas expands each into a sequence (a CALL
 to an unpack routine with two IMMA for s4; F2FP unpacking, SHFL fragment exchange, two HMMA and FADDs for
 fp8), and how it schedules that sequence, how many glue moves it adds around the calls and how much it
-spills depends on the whole kernel (its ILP, its register pressure), not on the instruction alone. For
-one warp the hardware runs that SASS at its stall counts: the cycles of a loop trip of every recorded
-emulated kernel are the sum of the stall counts of the loop body and of the routines it calls, plus a
-fixed cost per CALL/RET pair and per local-memory load (``traces/h100/timing/{sp_s4_*,dense_s4_*,
-sp_e*m*}``: within 2% for the 24 s4 kernels, 8% for the 16 fp8 ones).
+spills depends on the whole kernel (its ILP, its register pressure), not on the instruction alone.
+:mod:`warpsim.timing.sass_sim` runs that SASS on the SM's pipes.
 
 ``profile(ptx)`` compiles a PTX module with ptxas (sm_90a), disassembles it with cuobjdump, and returns
-for every kernel that has a loop: the stall cycles of one trip (calls followed), the number of CALLs,
-LDL, STL and SHFL, the SASS instruction counts per pipe, keyed by the SHA-256 of the kernel's ``.entry``
-text. ``warpsim/timing/sass_sm90.json`` holds the profiles of the recorded timing kernels, made with
+for every kernel that has a loop: counts of one trip (calls followed) and the trip itself (``code``: one
+line per instruction, see ``encode``), keyed by the SHA-256 of the kernel's ``.entry`` text.
+``warpsim/timing/sass_sm90.json`` holds the profiles of the recorded timing kernels, made with
 
     python -m warpsim.timing.sass_profile traces/h100/timing/*.npz > warpsim/timing/sass_sm90.json
 
-(ptxas 13.0.88, cuobjdump 13.5). The timed engine uses a profile only for the emulated mma of a kernel
-whose entry text it matches exactly; every other kernel uses the table's generic emulation stages.
+(ptxas 13.0.88, cuobjdump 13.5). This is the SASS the H100 ran: the driver's JIT cache of the recorded
+modules (cupy.RawModule(path=ptx), as traces/capture/capture.py loads them; driver 580.159.04, made with
+traces/capture/jit_sass.py) holds the same instructions and control bits for all 48 emulated kernels.
+The timed engine uses a profile only for the emulated mma of a kernel whose entry text it matches exactly;
+every other kernel uses the table's generic emulation stages.
 """
 from __future__ import annotations
 
@@ -33,12 +33,6 @@ from functools import lru_cache
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = {"sm_90": os.path.join(HERE, "sass_sm90.json")}
-
-INT_PIPE = ("LOP3", "SHF", "IADD3", "IMAD", "SEL", "PRMT", "ISETP", "LEA", "MOV", "IABS", "POPC", "FLO", "BMSK",
-            "SGXT", "F2FP", "I2F", "F2I", "VIADD", "IMNMX", "PLOP3", "P2R", "R2P")
-FP_PIPE = ("FADD", "FFMA", "FMUL", "FSEL", "FSETP", "FMNMX", "HADD2", "HFMA2", "HMUL2")
-MIO = ("LDL", "STL", "SHFL", "LDS", "STS", "LDG", "STG", "S2R", "LDC", "ATOM", "RED")
-
 
 def entries(ptx: str) -> dict[str, str]:
     """``{kernel name: its .entry text}`` (from ``.entry name(`` to the closing brace)."""
@@ -70,7 +64,7 @@ def _tool(name):
 
 
 def _sass(ptx: str) -> dict[str, list]:
-    """``{kernel: [(addr, text, stall), ...]}`` from ptxas + cuobjdump."""
+    """``{function: [(addr, text, control bits), ...]}`` from ptxas + cuobjdump."""
     with tempfile.TemporaryDirectory() as d:
         src, cub = os.path.join(d, "k.ptx"), os.path.join(d, "k.cubin")
         with open(src, "w") as fh:
@@ -78,6 +72,12 @@ def _sass(ptx: str) -> dict[str, list]:
         subprocess.run([_tool("ptxas"), "-arch=sm_90a", src, "-o", cub], check=True, capture_output=True)
         text = subprocess.run([_tool("cuobjdump"), "-sass", cub], check=True, capture_output=True,
                               text=True).stdout
+    return parse_sass(text)
+
+
+def parse_sass(text: str) -> dict[str, list]:
+    """``{function: [(addr, text, control bits), ...]}`` of cuobjdump -sass output (the control bits are the
+    high word's bits 41..57: stall count, yield, write and read scoreboard, wait mask)."""
     out, cur, pend = {}, None, None
     for line in text.splitlines():
         m = re.search(r"Function : (\S+)", line)
@@ -91,50 +91,72 @@ def _sass(ptx: str) -> dict[str, list]:
             continue
         m = re.match(r"\s+/\* (0x[0-9a-f]+) \*/", line)
         if m and pend is not None:
-            hi = int(m.group(1), 16)
-            out[cur].append((pend[0], pend[1], (hi >> 41) & 0xF))  # the stall count of the control bits
+            out[cur].append((pend[0], pend[1], int(m.group(1), 16) >> 41))
             pend = None
     return out
 
 
-def _op(text):
+def _mnemonic(text):
     w = text.split()
-    op = w[1] if w[0].startswith("@") else w[0]
-    return op.split(".")[0]
+    return w[1] if w[0].startswith("@") else w[0]
+
+
+def _op(text):
+    return _mnemonic(text).split(".")[0]
+
+
+def encode(text: str, ctrl: int) -> str:
+    """One instruction as ``op stall wb rb wait [offset bytes]``: op is the opcode (tensor ops with their
+    shape, e.g. ``HMMA.SP.16832``), then the control bits (stall count, write / read scoreboard, 7 = none,
+    wait mask), and for a local-memory access ``[R1+offset]`` its byte offset and bytes per lane."""
+    mn = _mnemonic(text)
+    parts = mn.split(".")
+    op = parts[0]
+    if op in ("HMMA", "IMMA"):
+        op = ".".join(parts[:3] if parts[1] == "SP" else parts[:2])
+    f = [op, ctrl & 0xF, (ctrl >> 5) & 7, (ctrl >> 8) & 7, (ctrl >> 11) & 0x3F]
+    if parts[0] in ("LDL", "STL"):
+        m = re.search(r"\[R1(?:\+0x([0-9a-f]+))?\]", text)
+        width = next((int(x) for x in parts[1:] if x in ("64", "128")), 32) // 8
+        f += [int(m.group(1) or "0", 16), width]
+    return " ".join(str(x) for x in f)
 
 
 def kernel_profile(sass: list) -> dict | None:
-    """One kernel's loop trip: stall cycles (calls followed), counts. None without a backward branch."""
-    at = {a: i for i, (a, _t, _s) in enumerate(sass)}
+    """One kernel's loop trip: the loop block and the routine its CALLs go to, encoded, and counts of a trip
+    (calls followed). None without a backward branch."""
+    at = {a: i for i, (a, _t, _c) in enumerate(sass)}
     loop = None
-    for i, (a, t, _s) in enumerate(sass):
+    for i, (a, t, _c) in enumerate(sass):
         m = re.search(r"\bBRA\s+(?:`\()?0x([0-9a-f]+)", t)
         if m and int(m.group(1), 16) < a:
             loop = (at[int(m.group(1), 16)], i)
     if loop is None:
         return None
-    ops = []
-    stall = 0
-    calls = 0
-    for i in range(loop[0], loop[1] + 1):
-        a, t, s = sass[i]
-        stall += s
-        ops.append(_op(t))
-        if _op(t) == "CALL":
-            calls += 1
-            j = at.get(int(re.search(r"0x([0-9a-f]+)", t).group(1), 16))
-            while j is not None and j < len(sass):
-                stall += sass[j][2]
-                ops.append(_op(sass[j][1]))
-                if _op(sass[j][1]) == "RET":
-                    break
-                j += 1
-    count = {k: ops.count(k) for k in ("LDL", "STL", "SHFL", "HMMA", "IMMA")}
-    return {"stall_cycles": stall, "branch_stall": sass[loop[1]][2], "calls": calls, "sass": len(ops),
-            "ldl": count["LDL"], "stl": count["STL"], "shfl": count["SHFL"],
-            "tensor": count["HMMA"] + count["IMMA"],
-            "int_pipe": sum(1 for o in ops if o in INT_PIPE), "fp_pipe": sum(1 for o in ops if o in FP_PIPE),
-            "mio": sum(1 for o in ops if o in MIO)}
+    body = sass[loop[0]:loop[1] + 1]
+    targets = {int(re.search(r"0x([0-9a-f]+)", t).group(1), 16) for _a, t, _c in body if _op(t) == "CALL"}
+    if len(targets) > 1:
+        raise ValueError(f"CALLs to {len(targets)} routines in one loop")
+    routine = []
+    for a, t, c in sass[at[targets.pop()]:] if targets else ():
+        routine.append((a, t, c))
+        if _op(t) == "RET":
+            break
+    calls = sum(1 for _a, t, _c in body if _op(t) == "CALL")
+    ops = [_op(t) for _a, t, _c in body] + [_op(t) for _a, t, _c in routine] * calls
+    return {"sass": len(ops), "calls": calls, "ldl": ops.count("LDL"), "stl": ops.count("STL"),
+            "shfl": ops.count("SHFL"), "body": [encode(t, c) for _a, t, c in body],
+            "routine": [encode(t, c) for _a, t, c in routine]}
+
+
+def trip(prof: dict) -> list[str]:
+    """The encoded instructions of one loop trip of a profile, its routine followed at every CALL."""
+    out = []
+    for x in prof["body"]:
+        out.append(x)
+        if x.startswith("CALL"):
+            out += prof["routine"]
+    return out
 
 
 def profile(ptx: str) -> dict:
@@ -150,12 +172,17 @@ def profile(ptx: str) -> dict:
 
 @lru_cache(maxsize=None)
 def table(arch: str) -> dict:
-    """The committed profiles of ``arch`` (empty if none)."""
+    """The committed profiles of ``arch`` (empty if none), their code blocks resolved."""
     path = DATA.get(arch)
     if not path or not os.path.exists(path):
         return {}
     with open(path) as fh:
-        return json.load(fh)["kernels"]
+        got = json.load(fh)
+    code = got["code"]
+    for k in got["kernels"].values():
+        for part in ("body", "routine"):
+            k["loop"][part] = code[k["loop"][part]].split(";") if code[k["loop"][part]] else []
+    return got["kernels"]
 
 
 def lookup(program, arch: str) -> dict | None:
@@ -178,15 +205,20 @@ def main(argv=None) -> int:
     paths = (argv if argv is not None else sys.argv[1:])
     sys.path.insert(0, os.path.dirname(os.path.dirname(HERE)))
     from warpsim.tracefile import read_trace
-    kernels = {}
+    kernels, code = {}, {}
     for p in paths:
         tr = read_trace(p)
         for k, v in profile(tr.ptx).items():
+            for part in ("body", "routine"):  # code blocks shared by kernels with the same SASS
+                text = ";".join(v["loop"][part])
+                key = hashlib.sha256(text.encode()).hexdigest()[:16]
+                code[key] = text
+                v["loop"][part] = key
             kernels[k] = dict(v, trace=tr.name)
     ver = subprocess.run([_tool("ptxas"), "--version"], capture_output=True, text=True).stdout.strip().splitlines()
     json.dump({"made_by": "python -m warpsim.timing.sass_profile " + " ".join(os.path.basename(p) for p in paths),
-               "ptxas": ver[-1] if ver else "", "arch": "sm_90a", "kernels": kernels}, sys.stdout, indent=1,
-              sort_keys=True)
+               "ptxas": ver[-1] if ver else "", "arch": "sm_90a", "encoding": encode.__doc__.split(":")[0],
+               "kernels": kernels, "code": code}, sys.stdout, indent=1, sort_keys=True)
     print()
     return 0
 

@@ -1,0 +1,214 @@
+"""ptxas's SASS of an emulated mma loop, run instruction by instruction on one SM's sub-partitions.
+
+The H100 has no pipe for the s4/u4 and e4m3/e5m2 ``mma`` forms: ptxas expands each into tens to hundreds of
+ordinary instructions (LOP3/SHF/IMAD unpacking, F2FP, SHFL, HMMA/IMMA with zero accumulators, FADDs into C
+and, where the registers run out, spill stores and fills to local memory). How long a loop trip of such a
+kernel takes, alone or beside other warps, is what that SASS does on the SM's pipes. :func:`trip_cycles`
+replays one loop trip (CALLed routines followed; ``warpsim.timing.sass_profile``) for every warp of one SM,
+cycle by cycle, with the table's ``emulated["sass"]`` entry:
+
+* a warp issues its instructions in order: the next one no earlier than the stall count of the control bits
+  after the last (ptxas's fixed-latency schedule), plus a fetch redirect after CALL, RET and a taken BRA, and
+  not before the variable-latency results its wait mask names (LDL, SHFL, LDC, S2R set scoreboards);
+* each sub-partition issues at most one instruction per cycle (greedy: the warp that issued last goes on if
+  it can, else the next in round-robin order, as ``issue.policy``), each to its pipe, which takes a warp
+  instruction every ``ii`` cycles: ALU (LOP3, SHF, IADD3, SEL, PRMT, ...), FMA-heavy (IMAD; FADD/FFMA/FMUL
+  take FMA-heavy or FMA-lite), tensor (HMMA/IMMA at their group's ii), MIO (SHFL, LDL, STL, LDC, S2R);
+* local memory (the spills) goes through the SM's L1: a spill slot of a warp is one 128-byte line (lanes
+  interleaved), the L1 holds ``l1["lines"]`` lines in ``l1["ways"]``-way LRU sets, one line access per
+  ``l1["line_ii"]`` cycles; a fill that hits returns after ``l1["hit"]`` cycles; a line not in the L1 (a
+  store's too: write-allocate) is fetched, one every ``l1["fill_ii"]`` cycles, and there ``l1["miss"]``
+  cycles later. The L1 starts empty at the loop: the first trip also pays the first touch of every slot.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+#: pipes of the program arrays (column of a sub-partition's free times)
+NONE, ALU, FMAH, FMAL, TENSOR, MIO = range(6)
+#: memory access kinds
+LOCAL_LOAD, LOCAL_STORE = 1, 2
+NO_SCOREBOARD = 7
+
+
+class Loop:
+    """The program arrays of one loop trip (numba input) and the per-population results, cached."""
+
+    def __init__(self, lines: list[str], cfg: dict, tensor: dict):
+        n = len(lines)
+        a = {k: np.zeros(n, np.int64) for k in ("pipe", "ii", "stall", "wb", "rb", "wait", "lat", "mem", "line",
+                                                 "nlines")}
+        pipe_of = {op: p for p, ops in ((ALU, cfg["alu_ops"]), (FMAH, cfg["fma_heavy_ops"]),
+                                        (FMAL, cfg["fma_ops"]), (MIO, cfg["mio_ops"])) for op in ops}
+        ii = {ALU: cfg["alu_ii"], FMAH: cfg["fma_ii"], FMAL: cfg["fma_ii"], MIO: 0}
+        for i, line in enumerate(lines):
+            f = line.split()
+            op = f[0]
+            base = op.split(".")[0]
+            if base in ("HMMA", "IMMA"):
+                p, cyc = TENSOR, tensor[cfg["tensor_groups"][op]]["ii"]
+            else:
+                p = pipe_of.get(base, NONE)
+                cyc = ii.get(p, 0)
+            a["pipe"][i], a["ii"][i] = p, int(cyc)
+            a["stall"][i] = int(f[1]) + cfg["redirect"].get(base, 0)
+            a["wb"][i], a["rb"][i], a["wait"][i] = int(f[2]), int(f[3]), int(f[4])
+            a["lat"][i] = cfg["latency"].get(base, 0)
+            if base in ("LDL", "STL"):
+                a["mem"][i] = LOCAL_LOAD if base == "LDL" else LOCAL_STORE
+                a["line"][i], a["nlines"][i] = int(f[5]) // 4, int(f[6]) // 4
+        self.arrays = a
+        self.frame_lines = int(max((a["line"] + a["nlines"]).max(), 1))
+        self.cfg = cfg
+        self._got: dict = {}
+
+    def cycles(self, population: tuple) -> list:
+        """``[(first trip, later trip)]`` per sub-partition (the mean of its warps; 0 where none) with
+        ``population[s]`` warps of the loop on sub-partition s."""
+        got = self._got.get(population)
+        if got is None:
+            got = self._got[population] = self._simulate(population)
+        return got
+
+    def _simulate(self, population):
+        sp_of = np.array([s for k in range(max(population)) for s in range(len(population))
+                          if population[s] > k], np.int64)
+        c, a, l1 = self.cfg, self.arrays, self.cfg["l1"]
+        trips = max(int(c["trips"]), -(-int(c["instructions"]) // len(a["pipe"])))
+        ends = _run(a["pipe"], a["ii"], a["stall"], a["wb"], a["rb"], a["wait"], a["lat"], a["mem"], a["line"],
+                    a["nlines"], sp_of, trips, self.frame_lines, int(l1["lines"]) // int(l1["ways"]), int(l1["ways"]),
+                    int(l1["hit"]), int(l1["miss"]), int(l1["line_ii"]), int(l1["fill_ii"]), int(c["mio_ii"]))
+        first = ends[:, 0].astype(float)
+        later = (ends[:, -1] - ends[:, 0]) / (trips - 1)
+        return [(float(first[sp_of == s].mean()), float(later[sp_of == s].mean())) if n else (0.0, 0.0)
+                for s, n in enumerate(population)]
+
+
+class SassStage:
+    """An emulated mma of a profiled loop: ``per_trip`` of them make one trip of ``loop``; the engine spends
+    ``own`` cycles a trip on the loop-control instructions (counter, compare, branch) itself."""
+
+    def __init__(self, loop: Loop, per_trip: int, own: int):
+        self.loop, self.per_trip, self.own = loop, per_trip, own
+
+    def cycles(self, population: tuple, sp: int, first: bool) -> float:
+        """Cycles of one emulated mma of a warp on sub-partition ``sp`` in its first trip or a later one."""
+        trip = self.loop.cycles(population)[sp][0 if first else 1]
+        return max(trip - self.own, 1.0) / self.per_trip
+
+
+@njit(cache=True)
+def _run(pipe, ii, stall, wb, rb, wait, lat, mem, line, nlines, sp_of, trips, frame_lines, sets, ways,
+         hit_lat, miss_lat, line_ii, fill_ii, mio_ii):
+    """Cycle of the end of every trip of every warp (``ends[warp, trip]``)."""
+    n_ins = pipe.shape[0]
+    nw = sp_of.shape[0]
+    nsp = sp_of.max() + 1
+    pos = np.zeros(nw, np.int64)
+    nxt = np.zeros(nw, np.int64)
+    sb = np.zeros((nw, 8), np.int64)
+    done = np.zeros(nw, np.int64)
+    ends = np.zeros((nw, trips), np.int64)
+    free = np.zeros((nsp, 6), np.int64)
+    last = -np.ones(nsp, np.int64)
+    tags = -np.ones((sets, ways), np.int64)
+    stamp = np.zeros((sets, ways), np.int64)
+    fill = np.zeros((sets, ways), np.int64)
+    l1_free = 0
+    fill_free = 0
+    use = 0
+    t = 0
+    left = nw
+    while left > 0:
+        for s in range(nsp):
+            w = _pick(s, t, last[s], sp_of, done, trips, nxt, pos, wait, sb, pipe, free)
+            if w < 0:
+                continue
+            i = pos[w]
+            p = pipe[i]
+            if p == FMAL and free[s, FMAH] <= t:
+                p = FMAH
+            if p == MIO:
+                free[s, MIO] = t + mio_ii
+            elif p != NONE:
+                free[s, p] = t + ii[i]
+            ready = t + lat[i]
+            start = t
+            if mem[i] != 0:
+                start = t if t > l1_free else l1_free
+                l1_free = start + line_ii * nlines[i]
+                ready = start + hit_lat
+                for j in range(nlines[i]):
+                    use += 1
+                    got = _touch(tags, stamp, fill, w * frame_lines + line[i] + j, use)
+                    if got < 0:  # not in the L1: the line is fetched (a store's too), one per fill_ii
+                        f = start if start > fill_free else fill_free
+                        fill_free = f + fill_ii
+                        got = _set_fill(tags, fill, w * frame_lines + line[i] + j, f + miss_lat)
+                    if mem[i] == LOCAL_LOAD and got > ready:
+                        ready = got
+            if wb[i] != NO_SCOREBOARD:
+                sb[w, wb[i]] = ready
+            if rb[i] != NO_SCOREBOARD and start + 2 > sb[w, rb[i]]:
+                sb[w, rb[i]] = start + 2  # the source registers are read
+            nxt[w] = t + (stall[i] if stall[i] > 0 else 1)
+            last[s] = w
+            pos[w] += 1
+            if pos[w] == n_ins:
+                pos[w] = 0
+                ends[w, done[w]] = t + 1
+                done[w] += 1
+                if done[w] == trips:
+                    left -= 1
+        t += 1
+    return ends
+
+
+@njit(cache=True)
+def _pick(s, t, last, sp_of, done, trips, nxt, pos, wait, sb, pipe, free):
+    """The warp of sub-partition s that issues at t: the last one if it can, else round robin after it."""
+    nw = sp_of.shape[0]
+    for k in range(nw):
+        w = (last + k) % nw if last >= 0 else k
+        if sp_of[w] != s or done[w] >= trips or nxt[w] > t:
+            continue
+        i = pos[w]
+        ok = True
+        for b in range(6):
+            if (wait[i] >> b) & 1 and sb[w, b] > t:
+                ok = False
+        p = pipe[i]
+        if p == FMAL:
+            ok = ok and (free[s, FMAH] <= t or free[s, FMAL] <= t)
+        elif p != NONE:
+            ok = ok and free[s, p] <= t
+        if ok:
+            return w
+    return -1
+
+
+@njit(cache=True)
+def _touch(tags, stamp, fill, ln, use):
+    """Access line ``ln`` (LRU within its set): the cycle its data is there, or -1 if it was not in the L1
+    (it is now, the least recently used line of the set evicted; ``_set_fill`` says when it arrives)."""
+    s = (ln ^ (ln >> 7) ^ (ln >> 13)) % tags.shape[0]
+    v = 0
+    for a in range(tags.shape[1]):
+        if tags[s, a] == ln:
+            stamp[s, a] = use
+            return fill[s, a]
+        if stamp[s, a] < stamp[s, v]:
+            v = a
+    tags[s, v] = ln
+    stamp[s, v] = use
+    return -1
+
+
+@njit(cache=True)
+def _set_fill(tags, fill, ln, t):
+    s = (ln ^ (ln >> 7) ^ (ln >> 13)) % tags.shape[0]
+    for a in range(tags.shape[1]):
+        if tags[s, a] == ln:
+            fill[s, a] = t
+    return t
