@@ -17,8 +17,10 @@ and for the configurations it does not yet get there assert the honest bound it 
   ILP 8 kernel (1 warp, 7 % short a trip and 17 % at reps 4: its first trip costs 30,000 cycles more than
   the first touch of its spill frame), the e4m3 reps-4 runs at ILP >= 2 (20-34 % short: recorded in the
   slow state of the first launches of a module, see ``test_emulated_forms_within_bounds``), two warps per
-  sub-partition of sp_s4_k64 at ILP 1 (the SASS replay shares the ALU worse than the H100: up to 10 % long),
-  and the spill frames of several sparse fp8 warps competing for the L1 (ILP 4, 8 warps: 8-10 % long).
+  sub-partition of sp_s4_k64 at ILP 1 (the H100 runs them at 1.40 or 1.53 x one warp depending on the other
+  sub-partitions, the replay at 1.49 x: 6 % long) and of dense_s4_k64 at ILP 4 (8 % long), 3 per
+  sub-partition of dense_e4m3 at ILP 1 (8 % short), and the spill frames of several sparse fp8 warps
+  competing for the L1 (ILP 4, 8 warps: 8-10 % long).
 """
 from __future__ import annotations
 
@@ -160,21 +162,21 @@ def test_emulated_forms_within_bounds():
 
 def test_emulated_multiwarp_within_bounds():
     """1..4 warps per sub-partition: the SASS replay of every warp of the SM (shared ALU/FMA/MIO pipes, the
-    L1 for the spill frames) within 5 %, except sp_s4_k64 with 2-4 warps per sub-partition at ILP 1
-    (the replay shares the ALU less well than the H100), dense_s4_k64 / dense_e4m3 at 2 / 3 warps per
-    sub-partition, and the sparse fp8 forms at ILP 4 with 8 warps (the spill frames evict each other)."""
+    L1 for the spill frames) within 5 %, except sp_s4_k64 with 2 warps per sub-partition at ILP 1 (two
+    settle at 1.40 or 1.53 x one warp on the H100, 1.49 x in the replay), dense_s4_k64 / dense_e4m3 at 2 / 3
+    warps per sub-partition, and the sparse fp8 forms at ILP 4 with 8 warps (the spill frames evict each
+    other)."""
     res = []
     for name in EMULATED:
         res += replay_timing(_trace(name), name, "sm_90a", configs=MULTI)
     print("\n" + error_table(res))
-    known = {"sp_s4_k64 ilp1 warps8", "sp_s4_k64 ilp1 warps12", "sp_s4_k64 ilp1 warps16", "sp_s4_k64 ilp4 warps12",
-             "dense_s4_k64 ilp4 warps8", "dense_e4m3_k32_f32 ilp1 warps12", "sp_e4m3_k64_f32 ilp4 warps8",
-             "sp_e5m2_k64_f32 ilp4 warps8"}
+    known = {"sp_s4_k64 ilp1 warps8", "dense_s4_k64 ilp4 warps8", "dense_e4m3_k32_f32 ilp1 warps12",
+             "sp_e4m3_k64_f32 ilp4 warps8", "sp_e5m2_k64_f32 ilp4 warps8"}
     missed = [g for g in res if g.name.split("/")[-1].rsplit(" ", 1)[0] in known]
     exact = [g for g in res if g not in missed]
     assert len(missed) == len(known)
     assert max(_errors(exact)) <= 0.05, error_table(exact)
-    assert max(_errors(missed)) <= 0.11
+    assert max(_errors(missed)) <= 0.105
 
 
 def test_fixed_latency_baseline_is_worse(native_results):

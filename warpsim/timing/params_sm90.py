@@ -196,13 +196,25 @@ TABLE = {
             "alu_ii": 2,
             # IMAD on FMA-heavy, FADD/FFMA/FMUL on FMA-heavy or FMA-lite, 16 lanes each [lit]: a lone warp
             # issues FADDs every cycle (P/dense_e4m3_k32_f32_ilp1: 32 FADD at stall 1), two warps share them:
-            # T/dense_e4m3_k32_f32:ilp4 warps 8, 12, 16 = 1.65, 2.34, 3.07 x 4 warps (model 1.66, 2.39, 3.12).
+            # T/dense_e4m3_k32_f32:ilp4 warps 8, 12, 16 = 1.65, 2.34, 3.07 x 4 warps (model 1.61, 2.27, 2.97
+            # with ``hold`` below, 1.67, 2.41, 3.15 without).
             "fma_heavy_ops": ["IMAD"],
             "fma_ops": ["FADD", "FFMA", "FMUL"],
             "fma_ii": 2,
             # the tensor op of each SASS shape runs at the ii of the native group it belongs to
             "tensor_groups": {"HMMA.SP.16832": "sparse_k32", "HMMA.16816": "dense", "IMMA.SP.16832": "sparse_k16",
                               "IMMA.SP.16864": "sparse_k32", "IMMA.16832": "dense"},
+            # which warp a sub-partition issues from: greedy (the warp that issued last goes on if it can, else
+            # the next ready one in round-robin order), and the greedy warp keeps its turn while it waits at most
+            # ``hold`` cycles (its stall count; 2 = the ii of the half-rate ALU/FMA pipes that ptxas spaces
+            # back-to-back LOP3/SHF for), passing it on only when it waits longer (a CALL/RET redirect, an IMMA's
+            # stall 15, a scoreboard). Without it two warps take turns instruction by instruction, reach their
+            # CALL/RET and IMMA waits together and leave the ALU pipe idle: 2, 3, 4 s4 warps per sub-partition
+            # ran at 1.53, 2.13, 2.75 x one warp (T/sp_s4_k64:ilp1 warps 8, 12, 16: 1.40, 1.97, 2.58 x; warps
+            # 5, 6 1.53 x); with it 1.49, 2.04, 2.56 x, and dense_s4_k64 / sp_s4_k128 (1.34 / 1.42, 1.69 / 1.93,
+            # 2.17 / 2.53 x) stay within 3 %. It costs the F2FP chains of T/dense_e4m3_k32_f32:ilp4 (ALU, stall 2)
+            # their turn-taking: warps 8..16 from within 1.3 % to 3.7-4.9 % short.
+            "hold": 2,
             # MIO: a sub-partition hands the shared-memory/L1 unit one SHFL, LDL, STL, LDC or S2R every
             # 4 cycles; fitted to T/sp_e5m2_k64_f32:ilp1 with 5..16 warps (2..4 per sub-partition, 92 SHFL a
             # trip: within 3.4 %; one every cycle leaves them 7-14 % short).

@@ -11,7 +11,8 @@ cycle by cycle, with the table's ``emulated["sass"]`` entry:
   after the last (ptxas's fixed-latency schedule), plus a fetch redirect after CALL, RET and a taken BRA, and
   not before the variable-latency results its wait mask names (LDL, SHFL, LDC, S2R set scoreboards);
 * each sub-partition issues at most one instruction per cycle (greedy: the warp that issued last goes on if
-  it can, else the next in round-robin order, as ``issue.policy``), each to its pipe, which takes a warp
+  it can, else the next in round-robin order, as ``issue.policy``; the greedy warp keeps its turn while it
+  waits no more than ``hold`` cycles on its own stall count), each to its pipe, which takes a warp
   instruction every ``ii`` cycles: ALU (LOP3, SHF, IADD3, SEL, PRMT, ...), FMA-heavy (IMAD; FADD/FFMA/FMUL
   take FMA-heavy or FMA-lite), tensor (HMMA/IMMA at their group's ii), MIO (SHFL, LDL, STL, LDC, S2R);
 * local memory (the spills) goes through the SM's L1: a spill slot of a warp is one 128-byte line (lanes
@@ -78,7 +79,8 @@ class Loop:
         trips = max(int(c["trips"]), -(-int(c["instructions"]) // len(a["pipe"])))
         ends = _run(a["pipe"], a["ii"], a["stall"], a["wb"], a["rb"], a["wait"], a["lat"], a["mem"], a["line"],
                     a["nlines"], sp_of, trips, self.frame_lines, int(l1["lines"]) // int(l1["ways"]), int(l1["ways"]),
-                    int(l1["hit"]), int(l1["miss"]), int(l1["line_ii"]), int(l1["fill_ii"]), int(c["mio_ii"]))
+                    int(l1["hit"]), int(l1["miss"]), int(l1["line_ii"]), int(l1["fill_ii"]), int(c["mio_ii"]),
+                    int(c["hold"]))
         first = ends[:, 0].astype(float)
         later = (ends[:, -1] - ends[:, 0]) / (trips - 1)
         return [(float(first[sp_of == s].mean()), float(later[sp_of == s].mean())) if n else (0.0, 0.0)
@@ -100,7 +102,7 @@ class SassStage:
 
 @njit(cache=True)
 def _run(pipe, ii, stall, wb, rb, wait, lat, mem, line, nlines, sp_of, trips, frame_lines, sets, ways,
-         hit_lat, miss_lat, line_ii, fill_ii, mio_ii):
+         hit_lat, miss_lat, line_ii, fill_ii, mio_ii, hold):
     """Cycle of the end of every trip of every warp (``ends[warp, trip]``)."""
     n_ins = pipe.shape[0]
     nw = sp_of.shape[0]
@@ -153,7 +155,9 @@ def _run(pipe, ii, stall, wb, rb, wait, lat, mem, line, nlines, sp_of, trips, fr
             if rb[i] != NO_SCOREBOARD and start + 2 > sb[w, rb[i]]:
                 sb[w, rb[i]] = start + 2  # the source registers are read
             nxt[w] = t + (stall[i] if stall[i] > 0 else 1)
-            last[s] = w
+            h = last[s]  # the greedy warp keeps its turn through waits no longer than ``hold``
+            if h < 0 or h == w or done[h] >= trips or nxt[h] - t > hold or _waits(h, t, pos, wait, sb):
+                last[s] = w
             pos[w] += 1
             if pos[w] == n_ins:
                 pos[w] = 0
@@ -186,6 +190,16 @@ def _pick(s, t, last, sp_of, done, trips, nxt, pos, wait, sb, pipe, free):
         if ok:
             return w
     return -1
+
+
+@njit(cache=True)
+def _waits(w, t, pos, wait, sb):
+    """Whether warp w's next instruction waits at t for a variable-latency result (its wait mask)."""
+    i = pos[w]
+    for b in range(6):
+        if (wait[i] >> b) & 1 and sb[w, b] > t:
+            return True
+    return False
 
 
 @njit(cache=True)
