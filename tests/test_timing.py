@@ -117,8 +117,8 @@ def _per_warp(name, ilp, warps):
 
 def test_tensor_pipe_aging_starves_slot0_only_on_the_k32_pipe():
     """With 4 warps per sub-partition at ILP 4 the H100 passes over the lowest warp of each sub-partition on
-    the ii-8 k32 pipe until the other three finish, and shares the ii-6 k16 pipe fairly; so does the model
-    (``tensor_sharing.aging``)."""
+    the ii-8 k32 pipe until the other three finish, and shares the ii-6 k16 pipe fairly (whose loop yields at
+    every non-tensor instruction); so does the model (``tensor_sharing.aging``)."""
     for d in _per_warp("sp_f16_k32_f32", 4, 16):
         others = np.median(d[4:])
         assert min(d[:4]) >= 1.25 * others and max(d[4:]) <= 1.1 * others

@@ -6,7 +6,8 @@ Structure (no per-lane or per-cycle work):
 * A CTA's warp ``w`` sits on sub-partition ``w % 4``. Each sub-partition's scheduler issues at most one
   instruction per cycle. Which ready warp it takes is the table's ``issue.policy`` (see ``_pick``), except
   that warps whose tensor op has waited ``tensor_sharing.aging`` cycles for the pipe go first, the highest
-  warp slot first (``_aged``).
+  warp slot first (``_aged``; ``aging_nonyield`` in a native kernel whose loop ptxas left a non-tensor
+  instruction without the yield flag, ``warpsim.timing.sass_profile.nonyield_loop``).
 * A warp issues in **ptxas order** (:mod:`warpsim.timing.sched`: loads sunk into the block that uses them,
   parameter loads and ALU work next to their use, loads hoisted), in order. An instruction waits for the
   registers it reads (a scoreboard: a register is ready when the instruction that last wrote it
