@@ -7,12 +7,13 @@ covers every trace file and every kind of configuration (one warp at ILP 1/2/4/8
 warps at ILP 1 and 4), assert the 5 % bound (and a median of at most 2 %) on those the model gets within it,
 and for the configurations it does not yet get there assert the honest bound it reaches, separately:
 
-* 4 warps per sub-partition at ILP 4 on the dense pipe with f32 accumulators: the recorded kernels starve
-  the lowest warp of each sub-partition; the model's tensor-pipe aging starves it only on the ii-8 k32 pipe
-  (where the H100 starves it whatever the warps' arrival), so these dense runs are 8-22 % long;
+* 4 warps on each sub-partition at ILP 4 on the dense pipe with f32 accumulators: the H100 starves the
+  lowest warp of each sub-partition in loops where ptxas left a non-yielding non-tensor instruction
+  (``tensor_sharing.aging_nonyield``); the model starves it too, but the other three run a little slower
+  than on the H100 (16 warps 5-6 % long; 13 warps within 3 %);
 * the per-trip clock-store kernels (``trips_*``) with 2..4 warps per sub-partition at ILP 1 (the store's
-  register read costs more under sharing than modelled: 4-13 % short) and with 4 per sub-partition at ILP 4
-  on the k16 and dense pipes (starved on the H100, shared in the model: 16-18 % long);
+  register read costs more under sharing than modelled: 4-13 % short); at ILP 4 they are within 5 % (the
+  H100 starves slot 0 with 16 warps on every pipe: their loop end does not yield, ``aging_nonyield``);
 * the emulated forms run ptxas's SASS of the loop (warpsim.timing.sass_sim); known misses: the sparse fp8
   ILP 8 kernel (1 warp, 7 % short a trip and 17 % at reps 4: its first trip costs 30,000 cycles more than
   the first touch of its spill frame), the e4m3 reps-4 runs at ILP >= 2 (20-34 % short: recorded in the
@@ -88,14 +89,20 @@ def test_native_forms_within_bounds(native_results):
     assert np.median(errs) <= 0.02, f"median |error| {np.median(errs):.4f}"
 
 
-def test_dense_f32_four_warps_per_subpartition_honest_bound():
-    """Known miss: the recorded dense f32-accumulator kernels starve the lowest warp of each sub-partition
-    (the same kernels share fairly when the warps arrive together or staggered: traces/h100/arbitration.json);
-    the model shares fairly on the ii-6 dense pipe."""
-    res = replay_timing(_trace("dense_f16_k16_f32"), "dense_f16_k16_f32", "sm_90a", configs=FOUR_PER_SP)
-    print("\n" + error_table(res))
-    assert all(g.simulated_cycles > g.measured_cycles for g in res)
-    assert max(_errors(res[:1])) <= 0.09 and max(_errors(res[1:])) <= 0.23
+def test_dense_f32_four_warps_per_subpartition_starve_slot0():
+    """The recorded dense f32-accumulator ILP4 kernels leave the non-yielding UISETP + PLOP3 among the HMMAs
+    of their loop (the variants of traces/h100/arbitration.json that share fairly have a yielding ISETP
+    there): the H100 and the model (``tensor_sharing.aging_nonyield``) pass over the lowest warp of each
+    sub-partition until the other three finish. 13 warps within 5 %; known miss: with 16 warps the other
+    three run a little slower than on the H100 (5-6 % long)."""
+    for name in ("dense_f16_k16_f32", "dense_tf32_k8_f32"):
+        res = replay_timing(_trace(name), name, "sm_90a", configs=FOUR_PER_SP)
+        print("\n" + error_table(res))
+        assert all(g.simulated_cycles > g.measured_cycles for g in res)
+        assert max(_errors(res[:1])) <= 0.05 and max(_errors(res[1:])) <= 0.065
+    for d in _per_warp("dense_f16_k16_f32", 4, 16):
+        others = np.median(d[4:])
+        assert min(d[:4]) >= 1.2 * others and max(d[4:]) <= 1.1 * others
 
 
 def _per_warp(name, ilp, warps):
@@ -112,8 +119,8 @@ def _per_warp(name, ilp, warps):
 
 def test_tensor_pipe_aging_starves_slot0_only_on_the_k32_pipe():
     """With 4 warps per sub-partition at ILP 4 the H100 passes over the lowest warp of each sub-partition on
-    the ii-8 k32 pipe until the other three finish, and shares the ii-6 k16 pipe fairly; so does the model
-    (``tensor_sharing.aging``)."""
+    the ii-8 k32 pipe until the other three finish, and shares the ii-6 k16 pipe fairly (whose loop yields at
+    every non-tensor instruction); so does the model (``tensor_sharing.aging``)."""
     for d in _per_warp("sp_f16_k32_f32", 4, 16):
         others = np.median(d[4:])
         assert min(d[:4]) >= 1.25 * others and max(d[4:]) <= 1.1 * others
@@ -123,19 +130,17 @@ def test_tensor_pipe_aging_starves_slot0_only_on_the_k32_pipe():
 
 def test_trips_kernels_within_bounds():
     """The per-trip clock-store kernels: one warp and one per sub-partition within 5 % (the store's register
-    read, ``store_read``, and the branch that waits for it), and the k32 pipe with 4 warps per sub-partition;
-    honest bounds where several warps per sub-partition share the store's cost (ILP 1) or the H100 starves a
-    warp on the k16 and dense pipes (ILP 4)."""
+    read, ``store_read``, and the branch that waits for it), and 4 warps per sub-partition at ILP 4 (the
+    H100 starves slot 0 on every pipe: the loop end does not yield, ``aging_nonyield``); an honest bound where
+    several warps per sub-partition share the store's cost (ILP 1)."""
     cfg = [(1, 1, 32), (2, 1, 32), (4, 1, 32), (1, 4, 32), (4, 4, 32)]
     res = {name: replay_timing(_trace(name), name, "sm_90a", configs=cfg + [(1, 16, 32), (4, 16, 32)])
            for name in TRIPS}
     print("\n" + error_table([g for r in res.values() for g in r]))
-    exact = [g for r in res.values() for g in r[:len(cfg)]] + [res["trips_sp_f16_k32_f32"][-1]]
+    exact = [g for r in res.values() for g in r[:len(cfg)]] + [r[-1] for r in res.values()]
     assert max(_errors(exact)) <= 0.05, error_table(exact)
     shared = [r[-2] for r in res.values()]
     assert all(g.simulated_cycles < g.measured_cycles for g in shared) and max(_errors(shared)) <= 0.135
-    starved = [res[n][-1] for n in ("trips_sp_f16_k16_f32", "trips_dense_f16_k16_f32")]
-    assert max(_errors(starved)) <= 0.18
 
 
 def test_emulated_forms_within_bounds():

@@ -6,7 +6,8 @@ Structure (no per-lane or per-cycle work):
 * A CTA's warp ``w`` sits on sub-partition ``w % 4``. Each sub-partition's scheduler issues at most one
   instruction per cycle. Which ready warp it takes is the table's ``issue.policy`` (see ``_pick``), except
   that warps whose tensor op has waited ``tensor_sharing.aging`` cycles for the pipe go first, the highest
-  warp slot first (``_aged``).
+  warp slot first (``_aged``; ``aging_nonyield`` in a native kernel whose loop ptxas left a non-tensor
+  instruction without the yield flag, ``warpsim.timing.sass_profile.nonyield_loop``).
 * A warp issues in **ptxas order** (:mod:`warpsim.timing.sched`: loads sunk into the block that uses them,
   parameter loads and ALU work next to their use, loads hoisted), in order. An instruction waits for the
   registers it reads (a scoreboard: a register is ready when the instruction that last wrote it
@@ -177,6 +178,8 @@ class TimedEngine:
         self.t_switch = float(shr.get("switch", 0.0))
         self.t_xw = float(shr.get("inflight_other", 0.0))
         self.t_aging = float(shr.get("aging", 0.0))
+        if "aging_nonyield" in shr and self._nonyield_loop(program, params):
+            self.t_aging = float(shr["aging_nonyield"])
         self.t_fresh = float(shr.get("switch_fresh", 0.0))
         self.switch_regs = int(shr.get("switch_regs", 0))
         mem = getattr(params, "memory", None) or {}
@@ -192,6 +195,17 @@ class TimedEngine:
             launch.clock = lambda warp: int(self.now_issue)
         from warpsim.timing.tcgen05 import attach
         attach(self)  # tcgen05: queued operations complete at B200 cycles (warpsim.timing.tcgen05)
+
+    @staticmethod
+    def _nonyield_loop(program, params) -> bool:
+        """A native kernel (no emulated-mma profile) whose loop ptxas left a non-tensor instruction without
+        the yield flag (``tensor_sharing.aging_nonyield``; warpsim.timing.sass_profile.nonyield_loop)."""
+        from warpsim.timing import sass_profile
+        try:
+            arch = params.arch.rstrip("a")
+            return bool(sass_profile.nonyield_loop(program, arch)) and sass_profile.lookup(program, arch) is None
+        except (AttributeError, TypeError):
+            return False
 
     # ------------------------------------------------------------------ grid
     def run_grid(self, grid, block) -> Stats:

@@ -73,13 +73,24 @@ TABLE = {
         # take ~33,700 cycles, the others ~25,000; whatever the arrival: A/sp_f16_k32_f32 align, stag, late:
         # slot 0 ~34,000), while on an ii-6 pipe only the next in turn has waited 23 (the one after it 17) and
         # all four share (T/sp_*_k16*:ilp4 warps 16, 24,600 each; A/sp_f16_k16_f32 align, stag, late). Any
-        # value in (17, 23] separates them; 20 is the middle. Not modelled: the recorded dense f32-accumulator
-        # kernels also starve slot 0 (T/dense_{f16_k16_f32,bf16_k16_f32,s8_k32,tf32_k8_f32}:ilp4 warps 13..16)
-        # though the same kernels share fairly when the warps arrive together or staggered (A/dense_f16_k16_f32
-        # align, stag, late), and a longer loop end (A/* gap) or instructions added mid-trip (A/* rec) make the
-        # H100 starve a warp on every pipe.
+        # value in (17, 23] separates them; 20 is the middle.
+        # ``aging_nonyield``: 17 (the wait of each of 3 warps taking turns on an ii-6 pipe, 3 x 6 - 1) where
+        # ptxas left a non-tensor instruction without the yield flag in the kernel's loop (control bit 45;
+        # warpsim/timing/loop_yield_sm90.json, sass_profile.nonyield_loop; native forms only), so that on the
+        # ii-6 pipes too the three higher slots keep their turns and slot 0 waits. The H100 starves slot 0 in
+        # exactly those loops: the recorded dense f32-accumulator ILP4 kernels (``UIADD3 S4 y0, UISETP S1 y1,
+        # PLOP3 S1 y1`` among the first HMMAs; T/dense_{f16_k16_f32,bf16_k16_f32,s8_k32,tf32_k8_f32}:ilp4
+        # warps 13..16: warps 0..3 ~25,400, the others ~18,500), the per-trip clock kernels (CS2R, VIADD, STG,
+        # BRA y1; T/trips_dense_f16_k16_f32, trips_sp_f16_k16_f32:ilp4 warps 16), the k32 sparse loops
+        # (``ISETP S1 y1``; A/sp_f16_k32_f32 every variant), A/* gap (S2UR/NOP/BRA y1) and A/* rec (UISETP/
+        # USEL y1); every loop with yielding non-tensor instructions only shares: ``UIADD3 S5 y0, ISETP S5 y0``
+        # (T/dense_f16_k16_f16, sp_*_k16*:ilp4 warps 16; A/dense_f16_k16_f32 align, stag, late -- the
+        # arbitration variants that share fairly do so because the code added before the loop makes ptxas
+        # schedule its head differently, not because of the warps' arrival; P/ of ``arbitration.py
+        # --ptx-only``). Not modelled: with the rec instructions the H100 does not always pass slot 0 over
+        # entirely (A/dense_f16_k16_f32 rec, warps 16: slot 0 runs 1344 cycles a trip, the others 672).
         "tensor_sharing": {"switch": 0.5, "switch_regs": 4, "switch_fresh": 16.0, "inflight_other": 0.75,
-                           "aging": 20.0},
+                           "aging": 20.0, "aging_nonyield": 17.0},
         # bar.sync: last arrival -> next issue [lit: ~20-cycle CTA barrier on Volta..Hopper microbenchmarks]
         "barrier": 20.0,
     },

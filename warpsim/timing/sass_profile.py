@@ -33,6 +33,9 @@ from functools import lru_cache
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = {"sm_90": os.path.join(HERE, "sass_sm90.json")}
+#: per kernel with a tensor-op loop, the non-tensor instructions of the loop ptxas left without the yield
+#: flag (``loop_yield``), made with ``python -m warpsim.timing.sass_profile --yield traces/h100/timing/*.npz``
+YIELD = {"sm_90": os.path.join(HERE, "loop_yield_sm90.json")}
 
 def entries(ptx: str) -> dict[str, str]:
     """``{kernel name: its .entry text}`` (from ``.entry name(`` to the closing brace)."""
@@ -149,6 +152,47 @@ def kernel_profile(sass: list) -> dict | None:
             "routine": [encode(t, c) for _a, t, c in routine]}
 
 
+def loop_yield(sass: list) -> list[str] | None:
+    """The non-tensor instructions of a kernel's loop (its last backward branch) whose yield flag is not set
+    (control bit 4 of ``parse_sass``: 1 = the warp does not yield after it), in order; None without a loop
+    or without a tensor op (HMMA/IMMA) in it."""
+    at = {a: i for i, (a, _t, _c) in enumerate(sass)}
+    loop = None
+    for i, (a, t, _c) in enumerate(sass):
+        m = re.search(r"\bBRA\s+(?:`\()?0x([0-9a-f]+)", t)
+        if m and int(m.group(1), 16) < a:
+            loop = (at[int(m.group(1), 16)], i)
+    if loop is None:
+        return None
+    body = sass[loop[0]:loop[1] + 1]
+    if not any("MMA" in _op(t) for _a, t, _c in body):
+        return None
+    return [_op(t) for _a, t, c in body if "MMA" not in _op(t) and (c >> 4) & 1]
+
+
+@lru_cache(maxsize=None)
+def yield_table(arch: str) -> dict:
+    """``{entry key: non-yielding loop instructions}`` on file for ``arch`` (empty if none)."""
+    path = YIELD.get(arch)
+    if not path or not os.path.exists(path):
+        return {}
+    with open(path) as fh:
+        return {k: v["nonyield"] for k, v in json.load(fh)["kernels"].items()}
+
+
+def nonyield_loop(program, arch: str) -> bool | None:
+    """Whether ptxas's loop of ``program``'s kernel has a non-tensor instruction without the yield flag
+    (None: this entry text is not on file)."""
+    kernels = yield_table(arch)
+    src = getattr(getattr(program, "module", None), "source", None)
+    name = getattr(program.fn, "name", None)
+    if not kernels or not src or not name:
+        return None
+    text = entries(src).get(name)
+    got = kernels.get(entry_key(text)) if text is not None else None
+    return None if got is None else bool(got)
+
+
 def trip(prof: dict) -> list[str]:
     """The encoded instructions of one loop trip of a profile, its routine followed at every CALL."""
     out = []
@@ -205,6 +249,22 @@ def main(argv=None) -> int:
     paths = (argv if argv is not None else sys.argv[1:])
     sys.path.insert(0, os.path.dirname(os.path.dirname(HERE)))
     from warpsim.tracefile import read_trace
+    if paths and paths[0] == "--yield":
+        kernels = {}
+        for p in paths[1:]:
+            tr = read_trace(p)
+            sass = _sass(tr.ptx)
+            for name, text in entries(tr.ptx).items():
+                got = loop_yield(sass.get(name, []))
+                if got is not None:
+                    kernels[entry_key(text)] = {"kernel": name, "trace": tr.name, "nonyield": sorted(set(got))}
+        ver = subprocess.run([_tool("ptxas"), "--version"], capture_output=True, text=True).stdout.strip()
+        json.dump({"made_by": "python -m warpsim.timing.sass_profile --yield " +
+                   " ".join(os.path.basename(p) for p in paths[1:]),
+                   "ptxas": ver.splitlines()[-1] if ver else "", "arch": "sm_90a", "kernels": kernels},
+                  sys.stdout, indent=1, sort_keys=True)
+        print()
+        return 0
     kernels, code = {}, {}
     for p in paths:
         tr = read_trace(p)
