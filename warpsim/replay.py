@@ -85,7 +85,7 @@ class TraceResult:
         return {"path": self.path, "kind": self.kind, "device": self.device, "ok": self.ok,
                 "groups": [{"name": g.name, "instances": g.instances, "exact": g.exact, "percent": g.percent,
                             "error": g.error, "measured_cycles": g.measured_cycles,
-                            "simulated_cycles": g.simulated_cycles,
+                            "simulated_cycles": g.simulated_cycles, "baseline_cycles": g.baseline_cycles,
                             "mismatches": [vars(m) for m in g.mismatches]} for g in self.groups]}
 
 
