@@ -125,22 +125,29 @@ def encode(text: str, ctrl: int) -> str:
     return " ".join(str(x) for x in f)
 
 
-def kernel_profile(sass: list) -> dict | None:
-    """One kernel's loop trip: the loop block and the routine its CALLs go to, encoded, and counts of a trip
-    (calls followed). None without a backward branch."""
+def loop_body(sass: list) -> list | None:
+    """The instructions of a kernel's loop (from the target of its last backward branch to that branch), or
+    None without one."""
     at = {a: i for i, (a, _t, _c) in enumerate(sass)}
     loop = None
     for i, (a, t, _c) in enumerate(sass):
         m = re.search(r"\bBRA\s+(?:`\()?0x([0-9a-f]+)", t)
         if m and int(m.group(1), 16) < a:
             loop = (at[int(m.group(1), 16)], i)
-    if loop is None:
+    return None if loop is None else sass[loop[0]:loop[1] + 1]
+
+
+def kernel_profile(sass: list) -> dict | None:
+    """One kernel's loop trip: the loop block and the routine its CALLs go to, encoded, and counts of a trip
+    (calls followed). None without a backward branch."""
+    body = loop_body(sass)
+    if body is None:
         return None
-    body = sass[loop[0]:loop[1] + 1]
     targets = {int(re.search(r"0x([0-9a-f]+)", t).group(1), 16) for _a, t, _c in body if _op(t) == "CALL"}
     if len(targets) > 1:
         raise ValueError(f"CALLs to {len(targets)} routines in one loop")
     routine = []
+    at = {a: i for i, (a, _t, _c) in enumerate(sass)}
     for a, t, c in sass[at[targets.pop()]:] if targets else ():
         routine.append((a, t, c))
         if _op(t) == "RET":
@@ -156,15 +163,9 @@ def loop_yield(sass: list) -> list[str] | None:
     """The non-tensor instructions of a kernel's loop (its last backward branch) whose yield flag is not set
     (control bit 4 of ``parse_sass``: 1 = the warp does not yield after it), in order; None without a loop
     or without a tensor op (HMMA/IMMA) in it."""
-    at = {a: i for i, (a, _t, _c) in enumerate(sass)}
-    loop = None
-    for i, (a, t, _c) in enumerate(sass):
-        m = re.search(r"\bBRA\s+(?:`\()?0x([0-9a-f]+)", t)
-        if m and int(m.group(1), 16) < a:
-            loop = (at[int(m.group(1), 16)], i)
-    if loop is None:
+    body = loop_body(sass)
+    if body is None:
         return None
-    body = sass[loop[0]:loop[1] + 1]
     if not any("MMA" in _op(t) for _a, t, _c in body):
         return None
     return [_op(t) for _a, t, c in body if "MMA" not in _op(t) and (c >> 4) & 1]
