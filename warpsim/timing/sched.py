@@ -39,7 +39,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from isa.ptx.ast import Addr, Reg, Sym, Vec
+from isa.ptx.ast import Reg, Sym
 
 CLOCK_REGS = ("%clock", "%clock64", "%globaltimer", "%globaltimer_lo", "%globaltimer_hi")
 TERMINATORS = ("bra", "brx", "ret", "exit", "trap")
@@ -63,20 +63,6 @@ class Order:
     sunk_to: dict = field(default_factory=dict)   # block start -> (target block start, (pcs...))
     nsunk: dict = field(default_factory=dict)     # block start -> how many of entry[start] were sunk into it
     moved: int = 0                                 # instructions not at their program position
-
-
-def _regs(op, out):
-    t = type(op)
-    if t is Reg:
-        if op.name != "_":
-            out.append(op.name)
-    elif t is Vec:
-        for x in op.items:
-            _regs(x, out)
-    elif t is Addr:
-        if type(op.base) is Reg:
-            out.append(op.base.name)
-    return out
 
 
 def _branch_target(program, ins):
