@@ -237,6 +237,25 @@ def test_golden_timeline():
     assert [int(c) for c in clocks] == [int(ts[0]), int(te[0])]
 
 
+def test_event_kernel_is_simpy_with_one_process_per_subpartition(monkeypatch):
+    """The timed engine's processes are simpy processes, one per sub-partition scheduler with warps on it
+    (six warps: four sub-partitions), not one per warp or lane."""
+    import simpy
+
+    from warpsim.timing import model
+    made = []
+    scheduler = model.TimedEngine._scheduler
+
+    def spy(self, sp, start):
+        made.append((type(self.env), sp.smo.index, sp.index))
+        return scheduler(self, sp, start)
+
+    monkeypatch.setattr(model.TimedEngine, "_scheduler", spy)
+    _small_run(reps=3, warps=6, ilp=4)
+    assert {m[0] for m in made} == {simpy.Environment}
+    assert sorted(m[1:] for m in made) == [(0, 0), (0, 1), (0, 2), (0, 3)]
+
+
 def test_deterministic_and_same_results_as_functional():
     k1, ts1, te1, s1 = _small_run(reps=3, warps=6, ilp=4)
     k2, ts2, te2, s2 = _small_run(reps=3, warps=6, ilp=4)
