@@ -201,11 +201,8 @@ class TimedEngine:
         """A native kernel (no emulated-mma profile) whose loop ptxas left a non-tensor instruction without
         the yield flag (``tensor_sharing.aging_nonyield``; warpsim.timing.sass_profile.nonyield_loop)."""
         from warpsim.timing import sass_profile
-        try:
-            arch = params.arch.rstrip("a")
-            return bool(sass_profile.nonyield_loop(program, arch)) and sass_profile.lookup(program, arch) is None
-        except (AttributeError, TypeError):
-            return False
+        return (bool(sass_profile.nonyield_loop(program, params.arch))
+                and sass_profile.lookup(program, params.arch) is None)
 
     # ------------------------------------------------------------------ grid
     def run_grid(self, grid, block) -> Stats:
@@ -274,7 +271,7 @@ class TimedEngine:
     def _run_env(self):
         """Process simpy events until none is left or a scheduler process failed (its error is raised as it
         was: simpy would hand back a rebuilt copy)."""
-        env, step = self.env, self.env.step
+        step = self.env.step
         while self.failure is None:
             try:
                 step()
@@ -345,7 +342,8 @@ class TimedEngine:
 
     def _solo(self, sp, t_other):
         """The only live warp of ``sp`` issues its one-pipe instructions back to back: those that touch
-        nothing outside the sub-partition at any cycle, the others while they come before ``t_other`` (the next other pending event)."""
+        nothing outside the sub-partition at any cycle, the others while they come before ``t_other`` (the next
+        other pending event)."""
         tw = None
         for x in sp.warps:
             if not x.w.done:

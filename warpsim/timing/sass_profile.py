@@ -184,14 +184,21 @@ def yield_table(arch: str) -> dict:
 def nonyield_loop(program, arch: str) -> bool | None:
     """Whether ptxas's loop of ``program``'s kernel has a non-tensor instruction without the yield flag
     (None: this entry text is not on file)."""
-    kernels = yield_table(arch)
+    got = yield_table(arch).get(program_key(program))
+    return None if got is None else bool(got)
+
+
+def program_key(program) -> str | None:
+    """The :func:`entry_key` of ``program``'s kernel text (None: no module source or kernel name)."""
     src = getattr(getattr(program, "module", None), "source", None)
     name = getattr(program.fn, "name", None)
-    if not kernels or not src or not name:
-        return None
+    return _source_key(src, name) if src and name else None
+
+
+@lru_cache(maxsize=256)
+def _source_key(src: str, name: str) -> str | None:
     text = entries(src).get(name)
-    got = kernels.get(entry_key(text)) if text is not None else None
-    return None if got is None else bool(got)
+    return None if text is None else entry_key(text)
 
 
 def trip(prof: dict) -> list[str]:
@@ -232,17 +239,7 @@ def table(arch: str) -> dict:
 
 def lookup(program, arch: str) -> dict | None:
     """The loop profile of ``program``'s kernel if ptxas's SASS of exactly this entry text is on file."""
-    kernels = table(arch)
-    if not kernels:
-        return None
-    src = getattr(getattr(program, "module", None), "source", None)
-    name = getattr(program.fn, "name", None)
-    if not src or not name:
-        return None
-    text = entries(src).get(name)
-    if text is None:
-        return None
-    got = kernels.get(entry_key(text))
+    got = table(arch).get(program_key(program))
     return got["loop"] if got else None
 
 

@@ -91,7 +91,7 @@ class SassStage:
     """An emulated mma of a profiled loop: ``per_trip`` of them make one trip of ``loop``; the engine spends
     ``own`` cycles a trip on the loop-control instructions (counter, compare, branch) itself."""
 
-    def __init__(self, loop: Loop, per_trip: int, own: int):
+    def __init__(self, loop: Loop, per_trip: int, own: float):
         self.loop, self.per_trip, self.own = loop, per_trip, own
 
     def cycles(self, population: tuple, sp: int, first: bool) -> float:
@@ -177,12 +177,8 @@ def _pick(s, t, last, sp_of, done, trips, nxt, pos, wait, sb, pipe, free):
         w = (last + k) % nw if last >= 0 else k
         if sp_of[w] != s or done[w] >= trips or nxt[w] > t:
             continue
-        i = pos[w]
-        ok = True
-        for b in range(6):
-            if (wait[i] >> b) & 1 and sb[w, b] > t:
-                ok = False
-        p = pipe[i]
+        ok = not _waits(w, t, pos, wait, sb)
+        p = pipe[pos[w]]
         if p == FMAL:
             ok = ok and (free[s, FMAH] <= t or free[s, FMAL] <= t)
         elif p != NONE:
@@ -203,10 +199,16 @@ def _waits(w, t, pos, wait, sb):
 
 
 @njit(cache=True)
+def _set_of(ln, sets):
+    """The L1 set of line ``ln`` (index bits XOR-folded)."""
+    return (ln ^ (ln >> 7) ^ (ln >> 13)) % sets
+
+
+@njit(cache=True)
 def _touch(tags, stamp, fill, ln, use):
     """Access line ``ln`` (LRU within its set): the cycle its data is there, or -1 if it was not in the L1
     (it is now, the least recently used line of the set evicted; ``_set_fill`` says when it arrives)."""
-    s = (ln ^ (ln >> 7) ^ (ln >> 13)) % tags.shape[0]
+    s = _set_of(ln, tags.shape[0])
     v = 0
     for a in range(tags.shape[1]):
         if tags[s, a] == ln:
@@ -221,7 +223,7 @@ def _touch(tags, stamp, fill, ln, use):
 
 @njit(cache=True)
 def _set_fill(tags, fill, ln, t):
-    s = (ln ^ (ln >> 7) ^ (ln >> 13)) % tags.shape[0]
+    s = _set_of(ln, tags.shape[0])
     for a in range(tags.shape[1]):
         if tags[s, a] == ln:
             fill[s, a] = t
