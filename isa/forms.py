@@ -12,7 +12,7 @@ from __future__ import annotations
 import itertools
 import re
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 from isa import formats
 
@@ -228,6 +228,7 @@ def arch_number(arch: str) -> tuple[int, str]:
     return int(mt.group(1)), mt.group(2)
 
 
+@lru_cache(maxsize=None)  # the engines ask on every mma.sp they run
 def runs_on(form: MmaSpForm, arch: str) -> bool:
     """Whether ptxas accepts ``form`` for ``arch`` (ptx-mma-sp.md §1.3)."""
     num, suffix = arch_number(arch)

@@ -229,8 +229,7 @@ def replay_file(path: str, arch: str | None = None, max_report: int = 3, timing:
     elif tr.kind == "program":
         res.groups = replay_program(tr, name, arch)
     else:
-        from warpsim.replay_timing import replay_timing
-        from warpsim.replay_timing import ACCEL_SIM_LATENCY
+        from warpsim.replay_timing import ACCEL_SIM_LATENCY, replay_timing
         res.groups = replay_timing(tr, name, target, configs=timing, baseline=ACCEL_SIM_LATENCY)
     return res
 

@@ -15,7 +15,7 @@ from functools import lru_cache
 import numpy as np
 
 from isa.errors import IllegalInstruction, PtxSemanticError, UndefinedBehavior
-from isa.forms import BY_KEY, FormError, MmaSpForm, parse_mods, runs_on
+from isa.forms import FormError, MmaSpForm, parse_mods, runs_on
 from isa.ptx.ast import Imm, Instruction, Reg, Vec
 from isa.semantics.registry import semantics
 
@@ -63,7 +63,7 @@ def _check_vectors(ins, form, ops, want) -> None:
            timing="tensor")
 def mma_sp(ctx, ins):
     form, variant, selector = decode(ins)
-    if not _runs_on(form.key, ctx.arch):
+    if not runs_on(form, ctx.arch):
         raise IllegalInstruction(ins.loc, f"{form.key} is not supported on {ctx.arch}",
                                  expected=f"a target among {', '.join(form.targets)}")
     if not ctx.active.all():
@@ -85,11 +85,6 @@ def mma_sp(ctx, ins):
                       byte_id_b=_u16(ctx, ops[9].items[0]), thread_id_b=_u16(ctx, ops[9].items[1]))
     d = ctx.mma_sp(form, variant, selector, a, b, c, e, **scales)
     ctx.write_vec(ops[0], d, "b32")
-
-
-@lru_cache(maxsize=None)
-def _runs_on(key: str, arch: str) -> bool:
-    return runs_on(BY_KEY[key], arch)
 
 
 def _u16(ctx, op) -> int:
