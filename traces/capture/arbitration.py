@@ -27,7 +27,6 @@ launch]}}}`` (``rec*`` also ``trips``: the 8 clocks per warp relative to the ear
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import re
 import sys
@@ -42,18 +41,8 @@ VARIANTS = ("plain", "align", "stag", "late", "gap", "rec", "recalign")
 RECORDED_TRIPS = (0, 1, 2, 3, 4, 6, 8, 12)
 REPS = 32
 
-
-def _tracefile():
-    spec = importlib.util.spec_from_file_location("warpsim_tracefile", REPO / "warpsim" / "tracefile.py")
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules["warpsim_tracefile"] = mod
-    spec.loader.exec_module(mod)
-    return mod
-
-
-def _entry(ptx: str, name: str) -> str:
-    i = ptx.index(f".entry {name}(")
-    return ptx[i:ptx.index("\n}\n", i) + 3]
+sys.path.insert(0, str(HERE))
+from trips import _entry, _tracefile  # noqa: E402  (the recorded kernel text; warpsim/tracefile.py by path)
 
 
 def _declare(body: str, decl: str) -> str:
