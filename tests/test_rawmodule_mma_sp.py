@@ -59,3 +59,36 @@ def test_every_form_has_a_kernel():
     covered = {v["form"] for v in INDEX.values()}
     missing = {f.key for f in FORMS + DENSE_FORMS} - covered
     assert missing == {"m16n8k128.mxf4nvf4.x4X.ue8m0.f32.e2m1.e2m1.f32"}  # PTX 9.1: newer than nvcc 13.0 emits
+
+
+@pytest.mark.parametrize("kernel", sorted(INDEX)[::3], ids=lambda k: f"{INDEX[k]['form']}-{INDEX[k]['variant']}-s{INDEX[k]['selector']}")
+def test_in_place_mma_equals_the_general_path(kernel, monkeypatch):
+    """The machine's in-place mma (one gather from the register bank, warpsim.tensorcore.InPlace) writes the
+    same bits as the general way (read_vec, tensorcore.mma_sp, write_vec), on raw random B and C bits."""
+    from warpsim.warp import Warp
+    info = INDEX[kernel]
+    form, sel = BY_KEY[info["form"]], info["selector"]
+    rng = np.random.default_rng(abs(hash(kernel)) % 2**32)
+    _, _, _, a, b, c, e = _inputs(form, sel, rng)
+    b = rng.integers(0, 2**32, b.shape, dtype=np.uint32)
+    c = rng.integers(0, 2**32, c.shape, dtype=np.uint32)
+    calls = []
+    real = Warp.mma_sp_in_place
+
+    def run():
+        d = np.zeros((INSTANCES, 32, form.regs["d"]), np.uint32)
+        args = [a, b, c, e, d]
+        if form.block_scaled:
+            args += [np.broadcast_to(v, (INSTANCES, 32)).copy() for v in unit_scales(form).values()]
+        module(info["module"]).get_function(kernel)((INSTANCES,), (32,), tuple(args))
+        return d
+
+    def spy(*args):
+        calls.append(real(*args))
+        return calls[-1]
+
+    monkeypatch.setattr(Warp, "mma_sp_in_place", spy)
+    fast = run()
+    monkeypatch.setattr(Warp, "mma_sp_in_place", lambda *args: False)
+    assert calls and all(calls) != form.block_scaled  # block-scaled forms go the general way
+    assert np.array_equal(fast, run())

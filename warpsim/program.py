@@ -90,6 +90,7 @@ class Program:
         self.consts, self.const_bytes = layout([g for g in mod_globals if g.space == "const"], "const")
         self.globals = [g for g in mod_globals if g.space == "global"]
         self.ops = [self._resolve(i) for i in self.instructions]
+        self.derived: dict = {}  # what the machine derives once per instruction (warpsim.warp: bound mma plans)
 
     def _resolve(self, ins: ast.Instruction):
         spec = lookup(ins)

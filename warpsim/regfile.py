@@ -86,18 +86,31 @@ def immediate(op: Imm, ptype: str) -> np.ndarray:
 
 
 class RegFile:
-    """Registers of one warp: ``regs`` maps a name (``%r1``) to its (32,) array."""
+    """Registers of one warp: ``regs`` maps a name (``%r1``) to its (32,) array.
+
+    The registers of one container type are the rows of one 2-D array (``banks[dtype]``, registers x
+    lanes; ``rows[name]`` is a register's row), so an instruction that reads or writes many registers at
+    once (``mma``: up to 13) can gather and scatter them with one index array."""
 
     def __init__(self, decls: dict[str, str], loc_of=None):
         self.types = dict(decls)
         self.regs: dict[str, np.ndarray] = {}
+        self.rows: dict[str, int] = {}
+        dtypes = {}
         for name, ptype in decls.items():
             try:
-                self.regs[name] = np.zeros(32, container(ptype))
+                dtypes[name] = container(ptype)
             except KeyError:
                 raise PtxSemanticError(loc_of(name) if loc_of else None,
                                        f"register {name} has unsupported type .{ptype}",
                                        expected="a .pred, .b/.u/.s 8-64, .f16, .bf16, .f32 or .f64 register") from None
+        count: dict[np.dtype, int] = {}
+        for name, dt in dtypes.items():
+            self.rows[name] = count.get(dt, 0)
+            count[dt] = self.rows[name] + 1
+        self.banks = {dt: np.zeros((n, 32), dt) for dt, n in count.items()}
+        for name, dt in dtypes.items():
+            self.regs[name] = self.banks[dt][self.rows[name]]
 
     def dump(self, name: str, ptype: str | None = None) -> np.ndarray:
         """A copy of register ``name`` (typed as declared unless ``ptype``) for debuggers and tests."""

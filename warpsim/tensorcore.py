@@ -11,7 +11,7 @@ executed as the H100 executes it (``ub_policy="hardware"``).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 import numpy as np
 
@@ -66,23 +66,77 @@ class Plan:
     emin_pows_pair: np.ndarray
 
     def run(self, a, b, c, e, sa=None, sb=None) -> np.ndarray:
-        f, mdl = self.form, self.model
         n = a.shape[0]
-        d = np.empty((n, 32, f.regs["d"]), dtype=np.uint32)  # every register is written (jit.mma_batch)
-        blk = f.shape.k // layouts.scale_blocks(f) if f.block_scaled else 0
+        d = np.empty((n, 32, self.form.regs["d"]), dtype=np.uint32)  # every register is written (jit.mma_batch)
         if sa is None:
-            sa = sb = np.ones((1, 1, 1))
+            sa = sb = _NO_SCALES
+        jit.mma_batch(a.reshape(n, -1), b.reshape(n, -1), c.reshape(n, -1), e, *self.tables, *self.numerics,
+                      sa, sb, self.scale_blk, d.reshape(n, -1))
+        return d
+
+    @cached_property
+    def numerics(self) -> tuple:
+        """The arguments of jit.mma_batch between the tables and the scales: formats, pattern and rounding."""
+        f, mdl = self.form, self.model
         pattern = {TF32_1_2: jit.PAT_1_2, QUAD_4_8: jit.PAT_4_8, DENSE: jit.PAT_DENSE}.get(f.pattern, jit.PAT_2_4)
         fp8 = f.atype in ("e4m3", "e5m2") and f.kind is None
         pair = fp8 and f.sparse and mdl.fp8_sparse == "hmma_pair"
         out_frac = (mdl.fp8_out_bits or 23) if fp8 and not pair else 23
         align = mdl.align_bits if pair else mdl.align_for(f.atype)
-        jit.mma_batch(a.reshape(n, -1), b.reshape(n, -1), c.reshape(n, -1), e, *self.tables,
-                      self.decs, *self.luts, self.lows, self.masks, self.emin_pows_pair if pair else self.emin_pows,
-                      pattern, f.chunk[0], f.shape.k, f.is_integer, f.satfinite, align,
-                      mdl.group or 0, OUT_F16 if f.dtype == "f16" else OUT_F32, out_frac, pair,
-                      sa, sb, blk, d.reshape(n, -1))
-        return d
+        return (self.decs, *self.luts, self.lows, self.masks, self.emin_pows_pair if pair else self.emin_pows,
+                pattern, f.chunk[0], f.shape.k, f.is_integer, f.satfinite, align, mdl.group or 0,
+                OUT_F16 if f.dtype == "f16" else OUT_F32, out_frac, pair)
+
+    @cached_property
+    def scale_blk(self) -> int:
+        f = self.form
+        return f.shape.k // layouts.scale_blocks(f) if f.block_scaled else 0
+
+
+_NO_SCALES = np.ones((1, 1, 1))
+
+
+@dataclass(frozen=True, eq=False)
+class InPlace:
+    """A :class:`Plan` bound to the registers of one ``mma`` instruction: its tables index a warp's 32-bit
+    register bank (``RegFile.banks``, registers x lanes) directly, so one call gathers A, B, C and the
+    metadata from the bank and one index assignment scatters D back (no per-register reads or writes)."""
+
+    plan: Plan
+    tables: tuple  # Plan.tables with every word index a bank index (row · 32 + lane)
+    rows_d: np.ndarray  # bank row of each D register
+    valid: int  # bit q set: metadata code q is valid (0: dense, no check)
+
+    @cached_property
+    def _args(self) -> tuple:
+        return (*self.tables, *self.plan.numerics, _NO_SCALES, _NO_SCALES, 0)
+
+    def run(self, bank: np.ndarray) -> bool:
+        """D from and into ``bank``; False (nothing written) when a metadata code is invalid."""
+        flat = bank.reshape(1, -1)
+        if self.valid and not jit.codes_valid(flat, self.tables[2], self.valid):
+            return False
+        d = np.empty((32, len(self.rows_d)), dtype=np.uint32)
+        jit.mma_batch(flat, flat, flat, flat, *self._args, d.reshape(1, -1))
+        bank[self.rows_d] = d.T
+        return True
+
+
+def bind(pl: Plan, rows_a, rows_b, rows_c, row_e: int, rows_d) -> InPlace:
+    """``pl`` on the bank rows of the instruction's registers (rows_x[k]: the row of register k of x)."""
+    fa, sa, tm, fb, sb, fc, sc, dsrc = pl.tables
+
+    def remap(flat, rows):  # lane · nregs + reg → row · 32 + lane
+        rows = np.asarray(rows, dtype=np.uint64)
+        n = np.uint64(len(rows))
+        return np.ascontiguousarray(rows[flat % n] * np.uint64(32) + flat // n)
+
+    tm_bank = tm.copy()
+    tm_bank[0] += 32 * row_e
+    form = pl.form
+    valid = _valid_mask(form, pl.variant) if form.sparse else 0
+    return InPlace(pl, (remap(fa, rows_a), sa, tm_bank, remap(fb, rows_b), sb, remap(fc, rows_c), sc, dsrc),
+                   np.asarray(rows_d, dtype=np.intp), valid)
 
 
 def _flat(layout: layouts.FragmentLayout, transpose: bool = False) -> tuple[np.ndarray, np.ndarray]:

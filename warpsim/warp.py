@@ -349,4 +349,43 @@ def _mma_sp(self, form, variant, selector, a, b, c, e, **scales):
                   where=self.where(), **scales)
 
 
+def _mma_sp_in_place(self, ins, form, variant, selector) -> bool:
+    """ExecContext.mma_sp_in_place: D from the registers into the registers through the warp's 32-bit bank
+    (warpsim.tensorcore.InPlace), for a full warp whose operands are all declared 32-bit registers. False:
+    not taken (nothing was read or written; the body goes the general way, which also names an invalid
+    metadata code)."""
+    if not self._full or self.ub_policy == "hardware" or (form.sparse and selector not in form.selectors):
+        return False
+    derived = self.program.derived
+    key = ("mma", self._pc)
+    bound = derived.get(key, False)
+    if bound is False:
+        bound = derived[key] = _bind_mma(self.rf, ins, form, variant, selector, self.arch)
+    return bound is not None and bound.run(self.rf.banks[_U32])
+
+
+_U32 = np.dtype(np.uint32)
+
+
+def _bind_mma(rf, ins, form, variant, selector, arch):
+    """The InPlace plan of an mma instruction, or None when an operand is not a plain 32-bit register (an
+    immediate, the sink ``_``, a register named twice in D, block scales)."""
+    from warpsim.tensorcore import bind, plan
+
+    if form.block_scaled:
+        return None
+    ops = ins.operands
+    rows = []
+    for op in ops[:4] + ((ops[4].items[0] if isinstance(ops[4], Vec) else ops[4]),) if form.sparse else ops[:4]:
+        names = [x.name if type(x) is Reg else None for x in (op.items if isinstance(op, Vec) else (op,))]
+        if None in names or any(n not in rf.rows or rf.regs[n].dtype != _U32 for n in names):
+            return None
+        rows.append([rf.rows[n] for n in names])
+    if len(set(rows[0])) != len(rows[0]):
+        return None
+    return bind(plan(form, variant, selector, arch), rows[1], rows[2], rows[3], rows[4][0] if form.sparse else 0,
+                rows[0])
+
+
 Warp.mma_sp = _mma_sp
+Warp.mma_sp_in_place = _mma_sp_in_place

@@ -46,6 +46,9 @@ class ExecContext(Protocol):
     # ----- the warp's tensor core (implemented by warpsim.tensorcore.mma_sp)
     def mma_sp(self, form, variant: str, selector: int, a: np.ndarray, b: np.ndarray, c: np.ndarray,
                e: np.ndarray, **scales) -> np.ndarray: ...  # (32, nA) ... (32,) uint32 -> d (32, nD)
+    # the same from the registers named by ``ins`` into its D registers, when the machine can (True); False:
+    # nothing done, the body reads the operands and calls mma_sp
+    def mma_sp_in_place(self, ins, form, variant: str, selector: int) -> bool: ...
 
     # ----- added for the ordinary instructions (warpsim.warp.Warp implements them)
     def cvta(self, addr: np.ndarray, space: str, to_generic: bool) -> np.ndarray: ...  # cvta / cvta.to

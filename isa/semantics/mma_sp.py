@@ -10,8 +10,6 @@ layouts and adds with the target's numerics.
 """
 from __future__ import annotations
 
-from functools import lru_cache
-
 import numpy as np
 
 from isa.errors import IllegalInstruction, PtxSemanticError, UndefinedBehavior
@@ -23,9 +21,15 @@ SYNTAX = ("mma.sp{::ordered_metadata}.sync.aligned.shape.row.col{.kind}{.block_s
           ".dtype.atype.btype.ctype d, a, b, c, e, f;")
 
 
-@lru_cache(maxsize=4096)
 def decode(ins: Instruction) -> tuple[MmaSpForm, str, int]:
-    """(form, variant, selector) of a well-formed instruction, or a located PtxSemanticError."""
+    """(form, variant, selector) of a well-formed instruction (cached on it), or a located PtxSemanticError."""
+    d = ins.__dict__.get("_warpsim_mma")
+    if d is None:
+        d = ins.__dict__["_warpsim_mma"] = _decode(ins)
+    return d
+
+
+def _decode(ins: Instruction) -> tuple[MmaSpForm, str, int]:
     try:
         form, variant = parse_mods(ins.mods)
     except FormError as err:
@@ -66,6 +70,8 @@ def mma_sp(ctx, ins):
     if not runs_on(form, ctx.arch):
         raise IllegalInstruction(ins.loc, f"{form.key} is not supported on {ctx.arch}",
                                  expected=f"a target among {', '.join(form.targets)}")
+    if ctx.mma_sp_in_place(ins, form, variant, selector):  # the machine's fast way (a full warp only)
+        return
     if not ctx.active.all():
         lane = int(np.flatnonzero(~ctx.active)[0])
         raise UndefinedBehavior(".aligned mma executed by a partial warp (PTX ISA §9.7.14.6.3: "

@@ -1016,7 +1016,8 @@ def _file_table(module) -> dict[int, str]:
 
 def _observe_writes(w) -> None:
     """Record the pre-image of each register an instruction writes (for reverse execution): an
-    instance attribute wraps ``Warp.write`` (``write_vec`` calls it too)."""
+    instance attribute wraps ``Warp.write`` (``write_vec`` calls it too); mma takes the general way, which
+    writes D through ``write_vec``, instead of the in-place one."""
     real = type(w).write
 
     def write(op, values, ptype, _w=w, _real=real):
@@ -1028,6 +1029,7 @@ def _observe_writes(w) -> None:
         return _real(_w, op, values, ptype)
 
     w.write = write
+    w.mma_sp_in_place = lambda ins, form, variant, selector: False
 
 
 def _mma_operands(w, pc: int, ins) -> MmaRecord:

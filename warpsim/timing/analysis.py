@@ -61,7 +61,8 @@ class InsTiming:
     sm_unit: bool = False
     ii: float = 1.0
     lat: float = 1.0
-    local: bool = True      # no effect outside its warp's sub-partition: may issue ahead of the event order
+    local: bool = True      # touches and reads nothing outside its warp's sub-partition: may issue ahead of the
+                            # event order
     gload: tuple | None = None   # (address register, offset) of a global load (the L1 model)
     exit: bool = False
     pred_ws: tuple = ()     # predicate registers it writes (slots)
@@ -170,7 +171,10 @@ def _analysed(program, params):
         it.pred_ws = tuple(slots[r] for r in it.writes if program.regs.get(r) == "pred")
         if it.branch and guard is not None:
             it.guard_slot = slots[guard]
-        it.local = not (any(s.sm for s in it.stages) or it.barrier or it.exit or cls in ("async", "tmem")
+        # a load from global or shared memory is not local: another warp's store may come first, and a global
+        # load goes through the SM's L1 (TimedEngine._l1_load)
+        it.local = not (any(s.sm for s in it.stages) or it.barrier or it.exit
+                        or cls in ("async", "tmem", "mem_global", "mem_shared")
                         or ins.opcode in sched.VOLATILE_OPS and ins.opcode not in ("bra",))
         it.fast = it.single and not it.emulated and not it.barrier and not it.exit
         if ins.opcode == "ld" and cls == "mem_global":

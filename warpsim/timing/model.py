@@ -94,7 +94,7 @@ class _TW:
     __slots__ = ("w", "sp", "cta_index", "t_next", "ready", "ver", "tensor_done", "queue", "qi", "nsunk",
                  "owed", "si", "cur", "prev_done", "first_issue", "first_ready", "skip_hoisted", "memo",
                  "blocked", "recs", "gaddr", "last_block", "last_t", "state", "pred_at", "slot", "memo_key",
-                 "st_read", "emu")
+                 "st_read", "emu", "c_key", "c_qi", "c_it", "c_opr", "c_since", "c_base")
 
     def __init__(self, w, sp, cta_index, t0, nslots, state):
         self.w, self.sp, self.cta_index, self.state = w, sp, cta_index, state
@@ -121,11 +121,14 @@ class _TW:
         self.pred_at: dict = {}
         self.st_read = 0.0  # when the warp's last store has read its source registers
         self.emu = 0             # emulated mma of a profiled loop started (sass_sim)
+        self.c_key = None        # TimedEngine._own's values, kept while t_next and qi stay these
+        self.c_qi = -1
+        self.c_it = self.c_opr = self.c_since = self.c_base = None
 
 
 class _SP:
     __slots__ = ("index", "smo", "warps", "live", "t_issue", "units", "rr", "state", "priority", "tlast",
-                 "tflight", "last", "proc", "wait_t")
+                 "tflight", "last", "proc", "wait_t", "local")
 
     def __init__(self, index, smo, nunits, state):
         self.index, self.smo, self.state = index, smo, state
@@ -138,6 +141,7 @@ class _SP:
         self.proc = None         # its simpy process (TimedEngine._scheduler)
         self.wait_t = None       # the cycle its process sleeps until (inf: until a barrier release)
         self.tlast = None        # the warp whose tensor op the pipe took last
+        self.local = False       # at the last pick: no warp waited at a barrier, every next instruction local
         self.tflight: list = []  # (completion, warp) of the tensor ops in flight
         self.last = None         # the warp that issued last
 
@@ -324,7 +328,7 @@ class TimedEngine:
             best, bt = pick(sp)
             # go on while this sub-partition stays the earliest, or while its only warp does work that
             # touches nothing outside the sub-partition
-            if best is not None and bt >= env.peek() and not (sp.live == 1 and self._local(best)):
+            if best is not None and bt >= env.peek() and not self._ahead(sp, best):
                 wake = bt
                 continue
             t = bt
@@ -441,6 +445,13 @@ class TimedEngine:
             if w.done or w.blocked is not None:
                 return
 
+    def _ahead(self, sp, best):
+        """Whether ``sp`` may issue ``best``'s next instruction ahead of the other pending events: it touches
+        nothing outside the sub-partition, and so does the next instruction of every other live warp there
+        (their issue cycles, and so the pick, depend on nothing another process does) and none waits at a
+        barrier (a release from another sub-partition could come first)."""
+        return self._local(best) if sp.live == 1 else sp.local
+
     def _local(self, tw):
         if tw.si:
             return False
@@ -464,23 +475,30 @@ class TimedEngine:
             tw = ws[0]
             if tw.w.done or tw.w.blocked is not None:
                 return None, _INF
-            t = self._earliest(tw, sp)
+            t = self._earliest(tw, sp)[0]
             return tw, (t if t > sp.t_issue else sp.t_issue)
         best, bt = None, _INF
         rr = sp.rr
         last, t_last = sp.last, _INF
         cands = []
+        earliest = self._earliest
+        local = True
         for k in range(n):
             tw = ws[(rr + k) % n]
             w = tw.w
-            if w.done or w.blocked is not None:
+            if w.done:
                 continue
-            t = self._earliest(tw, sp)
-            cands.append((tw, t))
+            if w.blocked is not None:
+                local = False
+                continue
+            t, since, loc = earliest(tw, sp)
+            local = local and loc
+            cands.append((tw, t, since))
             if t < bt:
                 best, bt = tw, t
             if tw is last:
                 t_last = t
+        sp.local = local
         if best is None:
             return None, _INF
         ti = sp.t_issue
@@ -495,68 +513,77 @@ class TimedEngine:
     def _aged(self, cands, t_pick):
         """Tensor-pipe aging (``tensor_sharing.aging``): of the warps whose next tensor op can take the pipe
         when it frees for ``t_pick`` (the switch to another warp included), those that have waited at least
-        ``aging`` cycles for it go first, the highest warp slot first. Returns (warp, cycle) or None."""
+        ``aging`` cycles for it go first, the highest warp slot first. ``cands``: (warp, cycle, the cycle its
+        next instruction, a single tensor op, could issue but for the pipe, or None). Returns (warp, cycle)
+        or None."""
         pick, slot = None, -1
-        for tw, t in cands:
-            if t > t_pick + self.t_switch or tw.slot <= slot:
-                continue
-            since = self._tensor_wait_start(tw)
-            if since is not None and t - since >= self.t_aging:
+        limit, aging = t_pick + self.t_switch, self.t_aging
+        for tw, t, since in cands:
+            if since is not None and t <= limit and tw.slot > slot and t - since >= aging:
                 pick, slot = (tw, t), tw.slot
         return pick
 
-    def _tensor_wait_start(self, tw):
-        """The cycle ``tw``'s next instruction, a single tensor op, could issue but for the pipe (None: not
-        a single tensor op)."""
-        if tw.si:
-            return None
-        it = self._item(tw)
-        if it is None or not (it.single and it.tensor):
-            return None
-        r = _max_ready(tw.ready, it.rs)
-        return r if r > tw.t_next else tw.t_next
-
-    def _switch(self, tw, it, u):
+    def _switch(self, it, opr, u):
         """Extra pipe cycles of a tensor op that follows another warp's op on the pipe (free at ``u``): only
-        when one of its operands was written within ``switch_fresh`` cycles before, in proportion to its
-        accumulator registers (``switch`` is the cost of ``switch_regs`` of them; tensor_sharing)."""
-        if self.t_fresh and _max_ready(tw.ready, it.rs) < u - self.t_fresh:
+        when one of its operands was written within ``switch_fresh`` cycles before (``opr``: when its last
+        operand is ready), in proportion to its accumulator registers (``switch`` is the cost of
+        ``switch_regs`` of them; tensor_sharing)."""
+        if self.t_fresh and opr < u - self.t_fresh:
             return 0.0
         if not (self.switch_regs and it.rs_c):
             return self.t_switch
         return self.t_switch * len(it.rs_c) / self.switch_regs
 
     def _earliest(self, tw, sp):
-        """The cycle tw's next instruction (or emulated stage) can issue."""
-        if tw.si == 0:
-            it = self._item(tw)
-            if it is None:
-                return tw.t_next
-            if it.single:
-                ready = tw.ready
-                t = tw.t_next
-                for r in it.rs:
-                    v = ready[r]
-                    if v > t:
-                        t = v
-                u = (sp.smo.units if it.sm_unit else sp.units)[it.uidx]
-                if it.tensor and sp.tlast is not tw and sp.tlast is not None:
-                    u += self._switch(tw, it, u)
-                if u > t:
-                    t = u
-                if it.branch:
-                    if self.drain and tw.tensor_done - self.drain_slack > t:
-                        t = tw.tensor_done - self.drain_slack
-                    if it.guard_slot >= 0:
-                        p = tw.pred_at.get(it.guard_slot, -_INF) + self.pred_branch
-                        if p > t:
-                            t = p
-                    if it.store_wait and tw.st_read > t:
-                        t = tw.st_read
-                return t
-        else:
-            it = tw.cur
-        return self._earliest_stage(tw, sp, it)
+        """(the cycle tw's next instruction, or emulated stage, can issue; for a single tensor op the cycle
+        it could issue but for the pipe, else None; whether it is ``local``). What depends on the warp alone
+        is kept until it issues again or a barrier moves it (both move ``t_next``, which only grows)."""
+        if tw.si:
+            return self._earliest_stage(tw, sp, tw.cur), None, False
+        if tw.c_key != tw.t_next or tw.c_qi != tw.qi:
+            self._own(tw)
+        it = tw.c_it
+        if it is None:
+            return tw.t_next, None, False
+        if not it.single:
+            return self._earliest_stage(tw, sp, it), None, False
+        t = tw.c_base
+        u = (sp.smo.units if it.sm_unit else sp.units)[it.uidx]
+        if it.tensor and sp.tlast is not tw and sp.tlast is not None:
+            u += self._switch(it, tw.c_opr, u)
+        return (u if u > t else t), tw.c_since, it.local
+
+    def _own(self, tw):
+        """The part of _earliest that depends on ``tw`` alone: its next instruction (None: past the end), the
+        cycle its operands are ready, the cycle nothing but a unit holds it back, and for a tensor op that
+        cycle before the branch rules (the start of its wait for the pipe)."""
+        if tw.qi >= len(tw.queue):
+            self._next_queue(tw, tw.last_t)
+        tw.c_key, tw.c_qi = tw.t_next, tw.qi
+        pc = tw.queue[tw.qi]
+        it = tw.c_it = self.info[pc] if pc < self.n_ops else None
+        if it is None or not it.single:
+            return
+        ready = tw.ready
+        opr = 0.0
+        for r in it.rs:
+            v = ready[r]
+            if v > opr:
+                opr = v
+        t = tw.t_next
+        if opr > t:
+            t = opr
+        tw.c_opr, tw.c_since = opr, (t if it.tensor else None)
+        if it.branch:
+            if self.drain and tw.tensor_done - self.drain_slack > t:
+                t = tw.tensor_done - self.drain_slack
+            if it.guard_slot >= 0:
+                p = tw.pred_at.get(it.guard_slot, -_INF) + self.pred_branch
+                if p > t:
+                    t = p
+            if it.store_wait and tw.st_read > t:
+                t = tw.st_read
+        tw.c_base = t
 
     def _operands(self, tw, it, st):
         ready = tw.ready
@@ -596,15 +623,6 @@ class TimedEngine:
         return t
 
     # ------------------------------------------------------------------ the issue order of a warp
-    def _item(self, tw):
-        """The InsTiming tw issues next (None: the warp's lanes run past the last instruction)."""
-        if tw.qi >= len(tw.queue):
-            self._next_queue(tw, tw.last_t)
-        pc = tw.queue[tw.qi]
-        if pc >= self.n_ops:
-            return None
-        return self.info[pc]
-
     def _next_queue(self, tw, t):
         """After a block's last instruction issued: what the warp issues next, in ptxas order."""
         w = tw.w
