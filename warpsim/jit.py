@@ -128,18 +128,22 @@ def gather_codes(e, i, tm0, tm1, pattern, z, codes, kcol):
 
 
 @njit(cache=True, error_model="numpy")
-def mma_batch(a2, b2, c2, e, fa, sa, tm, fb, sb, fc, sc, dsrc,
+def mma_batch(a2, b2, c2, e, fa, sa, tm, fb, sb, fc, sc, dsrc, dpos,
               decs, luts_a, luts_b, luts_c, lows, masks, emin_pows,
               pattern, z, kdense, is_int, satfinite, align_bits, group, out_kind, out_frac, fp8_hmma_pair,
-              sca, scb, scale_blk, d2):
-    """D for N instances (flat register views ``x2 = x.reshape(N, 32 * nregs)``).
+              sca, scb, scale_blk, valid_mask, d2):
+    """D for N instances (flat register views ``x2 = x.reshape(N, 32 * nregs)``). With ``valid_mask`` (bit q set:
+    metadata code q is valid) nonzero, nothing is computed or written when a code is invalid: returns False.
 
     Tables: ``fa/sa`` (M, K/2) flat word and shift of each stored A value; ``tm`` (2, M, chunks) lane and
     shift of each metadata code; ``fb/sb`` (K, N) for B; ``fc/sc`` (M, N) for C; ``dsrc`` (D words, values
-    per word) the flat (M, N) index of each value of each D register.
+    per word) the flat (M, N) index of each value of each D register, ``dpos`` the word of ``d2[i]`` it goes to
+    (d2 may be the register bank that a2..e are: each instance reads all its operands before it writes D).
     ``decs``, ``lows``, ``masks``, ``emin_pows``: per operand A, B, C. ``fp8_hmma_pair``: the sm_90 ptxas
     emulation of fp8 ``mma.sp`` (two f16 HMMA over the even / odd chunks, then an f32 FADD of C).
     """
+    if valid_mask and not codes_valid(e, tm, valid_mask):
+        return False
     n_inst = a2.shape[0]
     m_rows, n_cols = fc.shape
     kh = fa.shape[1]
@@ -267,11 +271,12 @@ def mma_batch(a2, b2, c2, e, fa, sa, tm, fb, sb, fc, sc, dsrc,
                 dall[m * n_cols + n] = row_bits[n]
         # D registers from the (M, N) results: word w holds elements dsrc[w, :] (low half first)
         if packed:
-            for w in range(d2.shape[1]):
-                d2[i, w] = dall[dsrc[w, 0]] | (dall[dsrc[w, 1]] << np.uint32(16))
+            for w in range(dsrc.shape[0]):
+                d2[i, dpos[w]] = dall[dsrc[w, 0]] | (dall[dsrc[w, 1]] << np.uint32(16))
         else:
-            for w in range(d2.shape[1]):
-                d2[i, w] = dall[dsrc[w, 0]]
+            for w in range(dsrc.shape[0]):
+                d2[i, dpos[w]] = dall[dsrc[w, 0]]
+    return True
 
 
 @njit(cache=True, inline="always", error_model="numpy")

@@ -57,7 +57,7 @@ class Plan:
     variant: str
     selector: int
     model: DotModel
-    tables: tuple  # fa, sa, tm, fb, sb, fc, sc, dsrc (see warpsim.jit.mma_batch)
+    tables: tuple  # fa, sa, tm, fb, sb, fc, sc, dsrc, dpos (see warpsim.jit.mma_batch)
     luts: tuple
     decs: np.ndarray
     lows: np.ndarray
@@ -71,7 +71,7 @@ class Plan:
         if sa is None:
             sa = sb = _NO_SCALES
         jit.mma_batch(a.reshape(n, -1), b.reshape(n, -1), c.reshape(n, -1), e, *self.tables, *self.numerics,
-                      sa, sb, self.scale_blk, d.reshape(n, -1))
+                      sa, sb, self.scale_blk, 0, d.reshape(n, -1))
         return d
 
     @cached_property
@@ -100,31 +100,25 @@ _NO_SCALES = np.ones((1, 1, 1))
 class InPlace:
     """A :class:`Plan` bound to the registers of one ``mma`` instruction: its tables index a warp's 32-bit
     register bank (``RegFile.banks``, registers x lanes) directly, so one call gathers A, B, C and the
-    metadata from the bank and one index assignment scatters D back (no per-register reads or writes)."""
+    metadata from the bank and writes D into it (no per-register reads or writes)."""
 
     plan: Plan
     tables: tuple  # Plan.tables with every word index a bank index (row · 32 + lane)
-    rows_d: np.ndarray  # bank row of each D register
     valid: int  # bit q set: metadata code q is valid (0: dense, no check)
 
     @cached_property
     def _args(self) -> tuple:
-        return (*self.tables, *self.plan.numerics, _NO_SCALES, _NO_SCALES, 0)
+        return (*self.tables, *self.plan.numerics, _NO_SCALES, _NO_SCALES, 0, self.valid)
 
     def run(self, bank: np.ndarray) -> bool:
         """D from and into ``bank``; False (nothing written) when a metadata code is invalid."""
         flat = bank.reshape(1, -1)
-        if self.valid and not jit.codes_valid(flat, self.tables[2], self.valid):
-            return False
-        d = np.empty((32, len(self.rows_d)), dtype=np.uint32)
-        jit.mma_batch(flat, flat, flat, flat, *self._args, d.reshape(1, -1))
-        bank[self.rows_d] = d.T
-        return True
+        return jit.mma_batch(flat, flat, flat, flat, *self._args, flat)
 
 
 def bind(pl: Plan, rows_a, rows_b, rows_c, row_e: int, rows_d) -> InPlace:
     """``pl`` on the bank rows of the instruction's registers (rows_x[k]: the row of register k of x)."""
-    fa, sa, tm, fb, sb, fc, sc, dsrc = pl.tables
+    fa, sa, tm, fb, sb, fc, sc, dsrc, dpos = pl.tables
 
     def remap(flat, rows):  # lane · nregs + reg → row · 32 + lane
         rows = np.asarray(rows, dtype=np.uint64)
@@ -135,8 +129,9 @@ def bind(pl: Plan, rows_a, rows_b, rows_c, row_e: int, rows_d) -> InPlace:
     tm_bank[0] += 32 * row_e
     form = pl.form
     valid = _valid_mask(form, pl.variant) if form.sparse else 0
-    return InPlace(pl, (remap(fa, rows_a), sa, tm_bank, remap(fb, rows_b), sb, remap(fc, rows_c), sc, dsrc),
-                   np.asarray(rows_d, dtype=np.intp), valid)
+    tables = (remap(fa, rows_a), sa, tm_bank, remap(fb, rows_b), sb, remap(fc, rows_c), sc, dsrc,
+              remap(dpos, rows_d))
+    return InPlace(pl, tables, valid)
 
 
 def _flat(layout: layouts.FragmentLayout, transpose: bool = False) -> tuple[np.ndarray, np.ndarray]:
@@ -181,7 +176,8 @@ def plan(form: MmaSpForm, variant: str, selector: int, arch: str) -> Plan:
     dl = layouts.cd_layout(form, "D")
     rows, cols = dl.tables  # (lane, reg, elem) → (m, n)
     dsrc = np.ascontiguousarray((rows * form.shape.n + cols).reshape(32 * dl.nregs, dl.epr).astype(np.uint64))
-    tables = (*_flat(layouts.a_layout(form)), tm, *_flat(layouts.b_layout(form)), *_flat(cd), dsrc)
+    tables = (*_flat(layouts.a_layout(form)), tm, *_flat(layouts.b_layout(form)), *_flat(cd), dsrc,
+              np.arange(len(dsrc), dtype=np.uint64))
     masks = np.array([(1 << form.element_bits) - 1, (1 << form.element_bits) - 1,
                       (1 << (16 if form.ctype == "f16" else 32)) - 1], dtype=np.int64)
     return Plan(form, variant, selector, model_for(arch), tables, luts,

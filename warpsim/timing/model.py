@@ -128,7 +128,7 @@ class _TW:
 
 class _SP:
     __slots__ = ("index", "smo", "warps", "live", "t_issue", "units", "rr", "state", "priority", "tlast",
-                 "tflight", "last", "proc", "wait_t", "local")
+                 "tflight", "last", "proc", "wait_t", "local", "rotations")
 
     def __init__(self, index, smo, nunits, state):
         self.index, self.smo, self.state = index, smo, state
@@ -142,6 +142,7 @@ class _SP:
         self.wait_t = None       # the cycle its process sleeps until (inf: until a barrier release)
         self.tlast = None        # the warp whose tensor op the pipe took last
         self.local = False       # at the last pick: no warp waited at a barrier, every next instruction local
+        self.rotations = []      # rotations[rr]: the warps in round-robin order from slot rr (set at the start)
         self.tflight: list = []  # (completion, warp) of the tensor ops in flight
         self.last = None         # the warp that issued last
 
@@ -259,6 +260,8 @@ class TimedEngine:
                     state["live"] += 1
                     self._next_queue(tw, start)
             state["sps"] += [sp for sp in sps if sp.warps]
+            for sp in sps:
+                sp.rotations = [sp.warps[k:] + sp.warps[:k] for k in range(len(sp.warps))]
         for sp in state["sps"]:
             sp.t_issue = start
             sp.proc = self.env.process(self._scheduler(sp, start))
@@ -478,20 +481,29 @@ class TimedEngine:
             t = self._earliest(tw, sp)[0]
             return tw, (t if t > sp.t_issue else sp.t_issue)
         best, bt = None, _INF
-        rr = sp.rr
         last, t_last = sp.last, _INF
         cands = []
         earliest = self._earliest
+        units, smunits, tlast = sp.units, sp.smo.units, sp.tlast
         local = True
-        for k in range(n):
-            tw = ws[(rr + k) % n]
+        for tw in sp.rotations[sp.rr]:
             w = tw.w
             if w.done:
                 continue
             if w.blocked is not None:
                 local = False
                 continue
-            t, since, loc = earliest(tw, sp)
+            it = tw.c_it
+            if tw.si == 0 and tw.c_key == tw.t_next and tw.c_qi == tw.qi and it is not None and it.single:
+                t = tw.c_base  # _earliest with the warp's own part kept (inlined: the hot loop of the engine)
+                u = (smunits if it.sm_unit else units)[it.uidx]
+                if it.tensor and tlast is not tw and tlast is not None:
+                    u += self._switch(it, tw.c_opr, u)
+                if u > t:
+                    t = u
+                since, loc = tw.c_since, it.local
+            else:
+                t, since, loc = earliest(tw, sp)
             local = local and loc
             cands.append((tw, t, since))
             if t < bt:
