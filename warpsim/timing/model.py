@@ -291,9 +291,10 @@ class TimedEngine:
         """The simpy process of one sub-partition's warp scheduler.
 
         It issues at most one instruction per cycle (``_pick`` chooses the warp, ``_issue`` issues it). While
-        its next issue comes before every other pending event it goes on without yielding (nothing another
-        process does can come first); otherwise it sleeps until that cycle and picks again, since a unit
-        shared with other sub-partitions may have been taken meanwhile. With no warp able to issue it sleeps
+        its next issue comes before every other pending event, or no other process can change it (``_ahead``:
+        every next instruction of its warps is local), it goes on without yielding; otherwise it sleeps until
+        that cycle and picks again, since a unit shared with other sub-partitions may have been taken
+        meanwhile. With no warp able to issue it sleeps
         until a barrier release wakes it (``_wake``)."""
         try:
             yield from self._schedule(sp, start)
@@ -329,8 +330,8 @@ class TimedEngine:
                 if sp.live == 0:
                     break
             best, bt = pick(sp)
-            # go on while this sub-partition stays the earliest, or while its only warp does work that
-            # touches nothing outside the sub-partition
+            # go on while this sub-partition stays the earliest, or while what its warps issue next touches
+            # nothing outside it (_ahead)
             if best is not None and bt >= env.peek() and not self._ahead(sp, best):
                 wake = bt
                 continue
@@ -836,12 +837,8 @@ class TimedEngine:
             done = self._tensor_issue(tw, sp, t, done)
         (sp.smo.units if it.sm_unit else sp.units)[it.uidx] = t + it.ii
         if rec is not None:
-            opr = 0.0
-            for r in it.rs:
-                v = ready[r]
-                if v > opr:
-                    opr = v
-            rec[4], rec[5], rec[6] = t, opr, done
+            rec[4], rec[5], rec[6] = t, (tw.c_opr if tw.c_key == tw.t_next and tw.c_qi == tw.qi
+                                         else _max_ready(ready, it.rs)), done
         for r in it.ws:
             ready[r] = done
         if it.pred_ws:
