@@ -70,6 +70,7 @@ class InsTiming:
     fast: bool = False      # one stage on one pipe, no emulation, barrier, exit or L1 model
     store: bool = False     # a store: reads its source registers after it issues (``issue.store_read``)
     store_wait: bool = False  # a branch that ends a block with a store: waits for the store's register read
+    gstore: bool = False    # a global store: its register read waits for other warps' tensor ops (store_read_other)
     sass: dict | None = None  # the kernel's SASS loop profile, when an emulated mma follows it
 
 
@@ -177,6 +178,7 @@ def _analysed(program, params):
                         or cls in ("async", "tmem", "mem_global", "mem_shared")
                         or ins.opcode in sched.VOLATILE_OPS and ins.opcode not in ("bra",))
         it.fast = it.single and not it.emulated and not it.barrier and not it.exit
+        it.gstore = ins.opcode == "st" and cls == "mem_global"
         if ins.opcode == "ld" and cls == "mem_global":
             a = ops[1] if len(ops) > 1 else None
             if isinstance(a, Addr) and type(a.base) is Reg:

@@ -14,7 +14,8 @@ Structure (no per-lane or per-cycle work):
   completes), for its unit (a pipe accepts one warp instruction every ``ii`` cycles: INT/FP/SFU/branch/
   tensor per sub-partition, the LSU/MIO per SM), and a branch waits for its warp's in-flight tensor ops
   (``drain_tensor_at_branch``) and, at the end of a block with a store, for the store's register read
-  (``store_read``).
+  (``store_read``; a global store's read waits ``store_read_other`` more per other warp of the
+  sub-partition with a tensor op in flight before it).
 * Global loads go through a sectored L1 per SM (``memory``): a 32-byte sector present (or being filled)
   costs the L1 hit latency, a missing one is fetched from L2; the L1 starts empty at each launch.
 * The functional engine's :meth:`warpsim.warp.Warp.step` runs every instruction in program order; an
@@ -94,7 +95,7 @@ class _TW:
     __slots__ = ("w", "sp", "cta_index", "t_next", "ready", "ver", "tensor_done", "queue", "qi", "nsunk",
                  "owed", "si", "cur", "prev_done", "first_issue", "first_ready", "skip_hoisted", "memo",
                  "blocked", "recs", "gaddr", "last_block", "last_t", "state", "pred_at", "slot", "memo_key",
-                 "st_read", "emu", "c_key", "c_qi", "c_it", "c_opr", "c_since", "c_base")
+                 "st_read", "st_others", "emu", "c_key", "c_qi", "c_it", "c_opr", "c_since", "c_base")
 
     def __init__(self, w, sp, cta_index, t0, nslots, state):
         self.w, self.sp, self.cta_index, self.state = w, sp, cta_index, state
@@ -120,6 +121,7 @@ class _TW:
         self.last_t = t0
         self.pred_at: dict = {}
         self.st_read = 0.0  # when the warp's last store has read its source registers
+        self.st_others = None  # the other warps whose tensor ops delayed its last global store's read
         self.emu = 0             # emulated mma of a profiled loop started (sass_sim)
         self.c_key = None        # TimedEngine._own's values, kept while t_next and qi stay these
         self.c_qi = -1
@@ -179,6 +181,7 @@ class TimedEngine:
         self.greedy = self.policy == "greedy-lrr"
         self.pred_branch = float(iss.get("predicate_to_branch", 0.0))
         self.store_read = float(iss.get("store_read", 0.0))
+        self.store_read_other = float(iss.get("store_read_other", 0.0))
         shr = iss.get("tensor_sharing", {})
         self.t_switch = float(shr.get("switch", 0.0))
         self.t_xw = float(shr.get("inflight_other", 0.0))
@@ -550,7 +553,8 @@ class TimedEngine:
     def _earliest(self, tw, sp):
         """(the cycle tw's next instruction, or emulated stage, can issue; for a single tensor op the cycle
         it could issue but for the pipe, else None; whether it is ``local``). What depends on the warp alone
-        is kept until it issues again or a barrier moves it (both move ``t_next``, which only grows)."""
+        is kept until it issues again or a barrier moves it (both move ``t_next``, which only grows), or
+        another warp's tensor op delays its store's register read (``_tensor_issue`` drops it)."""
         if tw.si:
             return self._earliest_stage(tw, sp, tw.cur), None, False
         if tw.c_key != tw.t_next or tw.c_qi != tw.qi:
@@ -754,7 +758,7 @@ class TimedEngine:
                 tw.t_next = t + 1.0 + self.br_pen
         it = tw.cur
         if it.store:
-            self._issue_store(tw, t)
+            self._issue_store(tw, t, it)
         stages = it.stages
         if tw.si == 0 and tw.skip_hoisted:  # start at the first stage the shared product does not cover
             while tw.si < len(stages) - 1 and stages[tw.si].hoisted:
@@ -799,9 +803,15 @@ class TimedEngine:
             if w.done:
                 self._warp_done(tw, sp, t)
 
-    def _issue_store(self, tw, t):
-        """A store issued at ``t`` reads its source registers ``store_read`` cycles later (issue.store_read)."""
+    def _issue_store(self, tw, t, it=None):
+        """A store issued at ``t`` reads its source registers ``store_read`` cycles later (issue.store_read);
+        a global store ``store_read_other`` cycles later still per other warp with a tensor op in flight on its
+        sub-partition."""
         r = t + self.store_read
+        if self.store_read_other and it is not None and it.gstore:
+            others = {x[1] for x in tw.sp.tflight if x[0] > t and x[1] is not tw}
+            tw.st_others = others
+            r += self.store_read_other * len(others)
         if r > tw.st_read:
             tw.st_read = r
 
@@ -893,6 +903,12 @@ class TimedEngine:
         """A tensor op of ``tw`` enters ``sp``'s pipe at ``t``: its completion is delayed by ``inflight_other``
         per tensor op of another warp still in flight there (tensor_sharing)."""
         sp.tlast = tw
+        if self.store_read_other and len(sp.warps) > 1:
+            for ow in sp.warps:
+                if ow is not tw and ow.st_others is not None and ow.st_read > t and tw not in ow.st_others:
+                    ow.st_others.add(tw)
+                    ow.st_read += self.store_read_other
+                    ow.c_key = None  # its branch waits for st_read: what _own kept is stale
         if self.t_xw and len(sp.warps) > 1:
             fl = [x for x in sp.tflight if x[0] > t]
             n = 0

@@ -50,6 +50,21 @@ TABLE = {
         # ilp1 warps 1; 42 / 39 / 39 at ilp4), the mma, clock, IMAD, IADD, STG, ISETP and BRA stall counts
         # give 26 and 29; 28 puts every 1-warp trips run (ILP 1, 2, 4) within 2.2%.
         "store_read": 28.0,
+        # ... and a global store reads them ``store_read_other`` cycles later still per other warp of its
+        # sub-partition with a tensor op in flight when it issues or issuing one before the read (the read
+        # waits behind their operand traffic). H100, traces/h100/trips/store_sharing.json (the ILP-1 trips
+        # kernels re-run with only the trip's store changed; traces/capture/store_sharing.py): with 2, 3, 4
+        # warps per sub-partition the dense STG kernel's trip grows 19.5 / 34.8 / 59.6 cycles over one warp's,
+        # the same loop without the STG (clock xor-ed into a register) 10.3 / 18.6 / 31.6, with an STS
+        # instead 7.3 / 15.3 / 28.5: the global store alone costs 9.2, 8.1, 9.3 cycles a trip per other warp
+        # (k16 sparse 9.7, 6.2, 5.0; k32 6.7, 3.9, 6.4), which the model did not have; its STS trips grow like
+        # the H100's (k16 sparse +5 / +20 / +66 vs +8 / +23 / +63). The STG predicated off in every lane costs
+        # most of it (k16, k32 within 4 cycles a trip of the storing one): the instruction, not the traffic.
+        # Other warps that run no tensor op (spinning on IMADs or clock reads) slow the STG kernel no more
+        # than the STG-free one (-5..+5 cycles a trip). 10 (one value for all forms) puts the 11 ILP-1 trips
+        # runs with 2-4 warps per sub-partition that were 6-13 % short (T/trips_*:ilp1 warps 8..16) within
+        # 4.3 %; 9 leaves T/trips_sp_f16_k32_f32:ilp1 warps 16 5.1 % short.
+        "store_read_other": 10.0,
         # several warps on one tensor pipe: the pipe takes an op from another warp than its last one
         # ``switch`` cycles later than its ii, and an op completes ``inflight_other`` cycles later per tensor op
         # of another warp in flight on the pipe when it issues (operand/writeback sharing). Fitted together to the
