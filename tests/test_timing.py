@@ -315,6 +315,52 @@ def test_barrier_waits_for_the_slowest_warp():
     assert len(set(int(c) for c in out)) <= 4
 
 
+SPIN_PTX = r"""
+.version 8.5
+.target sm_90a
+.address_size 64
+.shared .align 4 .u32 flag;
+.visible .entry spin(.param .u64 out)
+{
+    .reg .pred %p<3>; .reg .b32 %r<8>; .reg .b64 %rd<4>;
+    mov.u32 %r1, %tid.x;
+    setp.ne.u32 %p1, %r1, 0;
+    @%p1 bra $L_wait;
+    mov.u32 %r2, 0;
+$L_work:
+    add.u32 %r2, %r2, 1;
+    setp.lt.u32 %p2, %r2, 200;
+    @%p2 bra $L_work;
+    st.volatile.shared.u32 [flag], 1;
+    bra $L_end;
+$L_wait:
+    setp.ne.u32 %p1, %r1, 32;
+    @%p1 bra $L_end;
+$L_spin:
+    ld.volatile.shared.u32 %r3, [flag];
+    setp.eq.u32 %p2, %r3, 0;
+    @%p2 bra $L_spin;
+    mov.u64 %rd1, %clock64;
+    ld.param.u64 %rd2, [out];
+    st.global.u64 [%rd2], %rd1;
+$L_end:
+    ret;
+}
+"""
+
+
+def test_spin_wait_on_shared_memory_sees_the_other_warps_store():
+    """Warp 1 (sub-partition 1) polls a shared flag that warp 0 (sub-partition 0) sets after a 200-trip
+    loop. A load from shared memory is not ``local``: the poller's sub-partition does not run ahead of the
+    event order, so it reads the flag in cycle order and leaves after warp 0's store."""
+    mod = RawModule(code=SPIN_PTX)
+    out = np.zeros(1, np.uint64)
+    mod.get_function("spin")(1, 64, (out,), max_steps=20000)
+    tl = mod.last_timeline
+    store = [r[4] for r in tl.records if r[1] == 0 and r[3].startswith("st.volatile.shared")][0]
+    assert store < int(out[0]) < store + 200
+
+
 def test_barrier_deadlock_in_timed_mode():
     from warpsim.cta import BarrierDeadlock
     ptx = BARRIER_PTX.replace("@%p1 bra $L_bar;", "@%p1 bra $L_end;")  # warps 1-3 skip the barrier and exit
