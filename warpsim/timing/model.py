@@ -190,6 +190,7 @@ class TimedEngine:
             self.t_aging = float(shr["aging_nonyield"])
         self.t_fresh = float(shr.get("switch_fresh", 0.0))
         self.switch_regs = int(shr.get("switch_regs", 0))
+        self.switch_cost = self._switch_costs()
         mem = getattr(params, "memory", None) or {}
         self.l1_hit = float(mem.get("l1_hit", params.classes["mem_global"]["latency"]))
         self.l2_hit = float(mem.get("l2_hit", params.classes["mem_global"]["latency"]))
@@ -489,6 +490,7 @@ class TimedEngine:
         cands = []
         earliest = self._earliest
         units, smunits, tlast = sp.units, sp.smo.units, sp.tlast
+        fresh, switch = self.t_fresh, self.switch_cost
         local = True
         for tw in sp.rotations[sp.rr]:
             w = tw.w
@@ -501,8 +503,8 @@ class TimedEngine:
             if tw.si == 0 and tw.c_key == tw.t_next and tw.c_qi == tw.qi and it is not None and it.single:
                 t = tw.c_base  # _earliest with the warp's own part kept (inlined: the hot loop of the engine)
                 u = (smunits if it.sm_unit else units)[it.uidx]
-                if it.tensor and tlast is not tw and tlast is not None:
-                    u += self._switch(it, tw.c_opr, u)
+                if it.tensor and tlast is not tw and tlast is not None and not (fresh and tw.c_opr < u - fresh):
+                    u += switch[it.pc]
                 if u > t:
                     t = u
                 since, loc = tw.c_since, it.local
@@ -542,13 +544,16 @@ class TimedEngine:
     def _switch(self, it, opr, u):
         """Extra pipe cycles of a tensor op that follows another warp's op on the pipe (free at ``u``): only
         when one of its operands was written within ``switch_fresh`` cycles before (``opr``: when its last
-        operand is ready), in proportion to its accumulator registers (``switch`` is the cost of
-        ``switch_regs`` of them; tensor_sharing)."""
+        operand is ready); ``switch_cost``."""
         if self.t_fresh and opr < u - self.t_fresh:
             return 0.0
-        if not (self.switch_regs and it.rs_c):
-            return self.t_switch
-        return self.t_switch * len(it.rs_c) / self.switch_regs
+        return self.switch_cost[it.pc]
+
+    def _switch_costs(self):
+        """Per instruction: the switch cost of a tensor op, in proportion to its accumulator registers
+        (``switch`` is the cost of ``switch_regs`` of them; tensor_sharing)."""
+        return [self.t_switch * len(it.rs_c) / self.switch_regs if self.switch_regs and it.rs_c else self.t_switch
+                for it in self.info]
 
     def _earliest(self, tw, sp):
         """(the cycle tw's next instruction, or emulated stage, can issue; for a single tensor op the cycle
