@@ -10,8 +10,8 @@ Runs, for each S in SMEM (KB): ILP 2 and ILP 4 with 1..4 warps (one per sub-part
 all at reps 32, 3 launches each (the module loaded once; the first launch of each configuration is kept
 too). The kernel itself does not touch shared memory.
 
-What came back (H100, 2026-11-22): the time follows the carveout the driver picks to fit the most CTAs of
-S (+1 KB reserved) bytes, not S: L1 = 256 KB - carveout of {0, 132, 164, 196, 228} KB = 256, 124, 92, 60,
+What came back (H100, 2026-11-22): the times fall into five groups that are not monotonic in S; they match
+(inferred, not queried) the carveout that fits the most CTAs of S (+1 KB reserved) bytes: L1 = 256 KB - carveout of {0, 132, 164, 196, 228} KB = 256, 124, 92, 60,
 28 KB (e.g. S = 16 KB and 112 KB both leave 28 KB: ILP 4 one warp 1.63 M cycles; S = 128 KB leaves 124 KB:
 0.59 M; S = 0: 0.57 M).
 """
