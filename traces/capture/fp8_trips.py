@@ -77,16 +77,22 @@ def to_json(out: Path):
     print(path, path.stat().st_size)
 
 
-def main(argv=None):
+def device_json_cli(device_fn, json_fn, argv=None) -> int:
+    """``--device DIR``: run ``device_fn(DIR)`` on the GPU; ``--json DIR``: ``json_fn(DIR)`` summarises what it
+    wrote into traces/h100 (the two steps of a one-off capture)."""
     ap = argparse.ArgumentParser()
     ap.add_argument("--device", type=Path)
     ap.add_argument("--json", type=Path)
     a = ap.parse_args(argv)
     if a.device:
-        device(a.device)
+        device_fn(a.device)
     if a.json:
-        to_json(a.json)
+        json_fn(a.json)
     return 0
+
+
+def main(argv=None):
+    return device_json_cli(device, to_json, argv)
 
 
 if __name__ == "__main__":

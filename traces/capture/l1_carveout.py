@@ -17,8 +17,6 @@ What came back (H100, 2026-11-22): the times fall into five groups that are not 
 """
 from __future__ import annotations
 
-import argparse
-import importlib.util
 import json
 import sys
 from pathlib import Path
@@ -27,6 +25,10 @@ import numpy as np
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
+sys.path.insert(0, str(HERE))
+from fp8_trips import device_json_cli  # noqa: E402  (--device / --json)
+from trips import _tracefile  # noqa: E402  (warpsim/tracefile.py by path)
+
 FORM = "sp_e4m3_k64_f32"
 SMEM = (0, 16, 32, 48, 64, 80, 96, 112, 128, 144, 160, 176, 192, 208, 224)
 
@@ -39,14 +41,6 @@ def runs():
                 for r in range(3):
                     out.append((s, ilp, w, r))
     return out
-
-
-def _tracefile():
-    spec = importlib.util.spec_from_file_location("warpsim_tracefile", REPO / "warpsim" / "tracefile.py")
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules["warpsim_tracefile"] = mod
-    spec.loader.exec_module(mod)
-    return mod
 
 
 def device(out: Path):
@@ -92,15 +86,7 @@ def to_json(out: Path):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--device", type=Path)
-    ap.add_argument("--json", type=Path)
-    a = ap.parse_args(argv)
-    if a.device:
-        device(a.device)
-    if a.json:
-        to_json(a.json)
-    return 0
+    return device_json_cli(device, to_json, argv)
 
 
 if __name__ == "__main__":
