@@ -143,15 +143,8 @@ class WarpChoice:
         it = tw.c_it = self.info[pc] if pc < self.n_ops else None
         if it is None or not it.single:
             return
-        ready = tw.ready
-        opr = 0.0
-        for r in it.rs:
-            v = ready[r]
-            if v > opr:
-                opr = v
-        t = tw.t_next
-        if opr > t:
-            t = opr
+        opr = _max_ready(tw.ready, it.rs)
+        t = tw.t_next if tw.t_next > opr else opr
         tw.c_opr, tw.c_since = opr, (t if it.tensor else None)
         if it.branch:
             if self.drain and tw.tensor_done - self.drain_slack > t:
