@@ -26,7 +26,6 @@ launch]}}}`` (``rec*`` also ``trips``: the 8 clocks per warp relative to the ear
 """
 from __future__ import annotations
 
-import argparse
 import json
 import re
 import sys
@@ -42,7 +41,7 @@ RECORDED_TRIPS = (0, 1, 2, 3, 4, 6, 8, 12)
 REPS = 32
 
 sys.path.insert(0, str(HERE))
-from trips import _entry, _tracefile  # noqa: E402  (the recorded kernel text; warpsim/tracefile.py by path)
+from trips import _entry, capture_cli  # noqa: E402  (the recorded kernel text; warpsim/tracefile.py by path)
 
 
 def _declare(body: str, decl: str) -> str:
@@ -161,25 +160,15 @@ def capture(form, tf, out: dict):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--out", type=Path)
-    ap.add_argument("--ptx-only", type=Path)
-    args = ap.parse_args(argv)
-    tf = _tracefile()
-    if args.ptx_only:
-        args.ptx_only.mkdir(parents=True, exist_ok=True)
+    def run(tf, out_dir):
+        out: dict = {}
         for f in FORMS:
-            src = tf.read_trace(REPO / "traces" / "h100" / "timing" / f"{f}.npz")
-            (args.ptx_only / f"arbitration_{f}.ptx").write_text(module_ptx(src.ptx, f))
-        return 0
-    out: dict = {}
-    for f in FORMS:
-        capture(f, tf, out)
-    path = args.out / "arbitration.json"
-    path.write_text(json.dumps(out))
-    print(path)
-    return 0
+            capture(f, tf, out)
+        path = out_dir / "arbitration.json"
+        path.write_text(json.dumps(out))
+        print(path)
 
+    return capture_cli(argv, FORMS, lambda f, ptx: {f"arbitration_{f}.ptx": module_ptx(ptx, f)}, run)
 
 if __name__ == "__main__":
     sys.exit(main())

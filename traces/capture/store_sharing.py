@@ -25,12 +25,10 @@ the clock every trip)}}}}`` plus ``device`` and ``how``. Warps 4.. of the alu/cl
 """
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import re
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -38,7 +36,7 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 sys.path.insert(0, str(HERE))
-from trips import FORMS, REPS, _tracefile, module_ptx  # noqa: E402
+from trips import FORMS, REPS, capture_cli, device_record, module_ptx  # noqa: E402
 
 WARPS = (1, 4, 8, 12, 16)
 LAUNCHES = 4
@@ -146,37 +144,18 @@ def capture(form, tf):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--out", type=Path)
-    ap.add_argument("--ptx-only", type=Path)
-    args = ap.parse_args(argv)
-    tf = _tracefile()
-    if args.ptx_only:
-        args.ptx_only.mkdir(parents=True, exist_ok=True)
+    def run(tf, out):
+        res = {"device": device_record(), "how": __doc__.split("\n\n")[2].replace("\n", " "), "reps": REPS}
         for f in FORMS:
-            src = tf.read_trace(REPO / "traces" / "h100" / "timing" / f"{f}.npz")
-            for kind in VARIANTS:
-                (args.ptx_only / f"{kind}_{f}.ptx").write_text(variant(src.ptx, f, kind))
-        return 0
-    import subprocess
-    dev = json.loads((REPO / "traces" / "h100" / "device.json").read_text()).get("device", {})
-    try:
-        dev = dict(dev, smi=subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version,clocks.sm",
-                                             "--format=csv,noheader"], capture_output=True, text=True).stdout.strip(),
-                   captured=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
-    except OSError:
-        pass
-    res = {"device": dev, "how": __doc__.split("\n\n")[2].replace("\n", " "), "reps": REPS}
-    for f in FORMS:
-        res[f] = capture(f, tf)
-    args.out.mkdir(parents=True, exist_ok=True)
-    path = args.out / "store_sharing.json"
-    tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(res))
-    os.replace(tmp, path)  # atomically: a broken run leaves the old file
-    print(path)
-    return 0
+            res[f] = capture(f, tf)
+        out.mkdir(parents=True, exist_ok=True)
+        path = out / "store_sharing.json"
+        tmp = path.with_suffix(".json.tmp")
+        tmp.write_text(json.dumps(res))
+        os.replace(tmp, path)  # atomically: a broken run leaves the old file
+        print(path)
 
+    return capture_cli(argv, FORMS, lambda f, ptx: {f"{k}_{f}.ptx": variant(ptx, f, k) for k in VARIANTS}, run)
 
 if __name__ == "__main__":
     sys.exit(main())

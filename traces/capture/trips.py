@@ -128,18 +128,8 @@ def capture(form, tf, out: Path, dev: dict):
     return path
 
 
-def main(argv=None):
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--out", type=Path)
-    ap.add_argument("--ptx-only", type=Path)
-    args = ap.parse_args(argv)
-    tf = _tracefile()
-    if args.ptx_only:
-        args.ptx_only.mkdir(parents=True, exist_ok=True)
-        for f in FORMS:
-            src = tf.read_trace(REPO / "traces" / "h100" / "timing" / f"{f}.npz")
-            (args.ptx_only / f"trips_{f}.ptx").write_text(module_ptx(src.ptx, f))
-        return 0
+def device_record() -> dict:
+    """traces/h100/device.json's device record with this GPU's nvidia-smi line and the capture time."""
     import json
     import subprocess
     dev = json.loads((REPO / "traces" / "h100" / "device.json").read_text()).get("device", {})
@@ -149,10 +139,36 @@ def main(argv=None):
                    captured=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
     except OSError:
         pass
-    for f in FORMS:
-        print(capture(f, tf, args.out, dev), flush=True)
+    return dev
+
+
+def capture_cli(argv, forms, ptx_files, run) -> int:
+    """The command line of a capture script built on the recorded timing kernels: ``--ptx-only DIR`` writes
+    the kernels it runs, ``ptx_files(form, recorded PTX)`` -> {file name: PTX} for each of ``forms`` (no
+    GPU); ``--out DIR`` runs ``run(tracefile module, DIR)`` on the GPU."""
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", type=Path)
+    ap.add_argument("--ptx-only", type=Path)
+    args = ap.parse_args(argv)
+    tf = _tracefile()
+    if args.ptx_only:
+        args.ptx_only.mkdir(parents=True, exist_ok=True)
+        for f in forms:
+            src = tf.read_trace(REPO / "traces" / "h100" / "timing" / f"{f}.npz")
+            for name, text in ptx_files(f, src.ptx).items():
+                (args.ptx_only / name).write_text(text)
+        return 0
+    run(tf, args.out)
     return 0
 
+
+def main(argv=None):
+    def run(tf, out):
+        dev = device_record()
+        for f in FORMS:
+            print(capture(f, tf, out, dev), flush=True)
+
+    return capture_cli(argv, FORMS, lambda f, ptx: {f"trips_{f}.ptx": module_ptx(ptx, f)}, run)
 
 if __name__ == "__main__":
     sys.exit(main())
