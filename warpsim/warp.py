@@ -357,7 +357,7 @@ def _mma_sp_in_place(self, ins, form, variant, selector) -> bool:
     if not self._full or self.ub_policy == "hardware" or (form.sparse and selector not in form.selectors):
         return False
     derived = self.program.derived
-    key = ("mma", self._pc)
+    key = ("mma", self._pc, self.arch)
     bound = derived.get(key, False)
     if bound is False:
         bound = derived[key] = _bind_mma(self.rf, ins, form, variant, selector, self.arch)
@@ -374,9 +374,12 @@ def _bind_mma(rf, ins, form, variant, selector, arch):
 
     if form.block_scaled:
         return None
-    ops = ins.operands
+    ops = tuple(ins.operands[:4])  # d, a, b, c (and the metadata register e)
+    if form.sparse:
+        e = ins.operands[4]
+        ops += (e.items[0] if isinstance(e, Vec) else e,)
     rows = []
-    for op in ops[:4] + ((ops[4].items[0] if isinstance(ops[4], Vec) else ops[4]),) if form.sparse else ops[:4]:
+    for op in ops:
         names = [x.name if type(x) is Reg else None for x in (op.items if isinstance(op, Vec) else (op,))]
         if None in names or any(n not in rf.rows or rf.regs[n].dtype != _U32 for n in names):
             return None
