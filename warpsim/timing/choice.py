@@ -44,7 +44,8 @@ class WarpChoice:
             return tw, (t if t > sp.t_issue else sp.t_issue)
         best, bt = None, _INF
         last, t_last = sp.last, _INF
-        cands = []
+        aged = []  # (warp, cycle) of those whose next single tensor op has waited ``aging`` cycles for the pipe
+        aging = self.t_aging
         earliest = self._earliest
         units, smunits, tlast = sp.units, sp.smo.units, sp.tlast
         fresh, switch = self.t_fresh, self.switch_cost
@@ -68,7 +69,8 @@ class WarpChoice:
             else:
                 t, since, loc = earliest(tw, sp)
             local = local and loc
-            cands.append((tw, t, since))
+            if since is not None and aging and t - since >= aging:
+                aged.append((tw, t))
             if t < bt:
                 best, bt = tw, t
             if tw is last:
@@ -79,22 +81,21 @@ class WarpChoice:
         ti = sp.t_issue
         if self.greedy and last is not None and (t_last <= bt or t_last <= ti):
             best, bt = last, t_last  # greedy: the warp that issued last goes on while it can issue first
-        if self.t_aging:
-            aged = self._aged(cands, bt if bt > ti else ti)
-            if aged is not None:
-                best, bt = aged
+        if aged:
+            first = self._aged(aged, bt if bt > ti else ti)
+            if first is not None:
+                best, bt = first
         return best, (bt if bt > ti else ti)
 
-    def _aged(self, cands, t_pick):
+    def _aged(self, aged, t_pick):
         """Tensor-pipe aging (``tensor_sharing.aging``): of the warps whose next tensor op can take the pipe
         when it frees for ``t_pick`` (the switch to another warp included), those that have waited at least
-        ``aging`` cycles for it go first, the highest warp slot first. ``cands``: (warp, cycle, the cycle its
-        next instruction, a single tensor op, could issue but for the pipe, or None). Returns (warp, cycle)
-        or None."""
+        ``aging`` cycles for it (``aged``: (warp, cycle), as _pick found them) go first, the highest warp slot
+        first. Returns (warp, cycle) or None."""
         pick, slot = None, -1
-        limit, aging = t_pick + self.t_switch, self.t_aging
-        for tw, t, since in cands:
-            if since is not None and t <= limit and tw.slot > slot and t - since >= aging:
+        limit = t_pick + self.t_switch
+        for tw, t in aged:
+            if t <= limit and tw.slot > slot:
                 pick, slot = (tw, t), tw.slot
         return pick
 
