@@ -110,13 +110,15 @@ def _op(text):
 
 def encode(text: str, ctrl: int) -> str:
     """One instruction as ``op stall wb rb wait [offset bytes]``: op is the opcode (tensor ops with their
-    shape, e.g. ``HMMA.SP.16832``), then the control bits (stall count, write / read scoreboard, 7 = none,
+    shape, e.g. ``HMMA.SP.16832``; a last-use fill ``LDL.LU``), then the control bits (stall count, write / read scoreboard, 7 = none,
     wait mask), and for a local-memory access ``[R1+offset]`` its byte offset and bytes per lane."""
     mn = _mnemonic(text)
     parts = mn.split(".")
     op = parts[0]
     if op in ("HMMA", "IMMA"):
         op = ".".join(parts[:3] if parts[1] == "SP" else parts[:2])
+    elif op == "LDL" and "LU" in parts[1:]:
+        op = "LDL.LU"  # last use: ptxas's fill of a spill slot whose value is not read again before a store
     f = [op, ctrl & 0xF, (ctrl >> 5) & 7, (ctrl >> 8) & 7, (ctrl >> 11) & 0x3F]
     if parts[0] in ("LDL", "STL"):
         m = re.search(r"\[R1(?:\+0x([0-9a-f]+))?\]", text)
