@@ -29,8 +29,13 @@ from numba import njit
 #: pipes of the program arrays (column of a sub-partition's free times)
 NONE, ALU, FMAH, FMAL, TENSOR, MIO = range(6)
 #: memory access kinds
-LOCAL_LOAD, LOCAL_STORE = 1, 2
+LOCAL_LOAD, LOCAL_STORE, LOCAL_LOAD_LU = 1, 2, 3
+#: what an LDL.LU (last use) does to its line (``l1["last_use"]``)
+LAST_USE = {"keep": 0, "evict_first": 1, "invalidate": 2}
 NO_SCOREBOARD = 7
+#: L1 replacement policies and set-index functions (``l1["policy"]``, ``l1["hash"]``)
+POLICIES = {"lru": 0, "random": 1, "bip": 2, "srrip": 3, "plru": 4, "lip": 5, "brrip": 6}
+HASHES = {"fold": 0, "mix": 1, "mod": 2}
 
 
 class Loop:
@@ -57,7 +62,7 @@ class Loop:
             a["wb"][i], a["rb"][i], a["wait"][i] = int(f[2]), int(f[3]), int(f[4])
             a["lat"][i] = cfg["latency"].get(base, 0)
             if base in ("LDL", "STL"):
-                a["mem"][i] = LOCAL_LOAD if base == "LDL" else LOCAL_STORE
+                a["mem"][i] = (LOCAL_LOAD_LU if op == "LDL.LU" else LOCAL_LOAD) if base == "LDL" else LOCAL_STORE
                 a["line"][i], a["nlines"][i] = int(f[5]) // 4, int(f[6]) // 4
         self.arrays = a
         self.frame_lines = int(max((a["line"] + a["nlines"]).max(), 1))
@@ -78,9 +83,11 @@ class Loop:
         c, a, l1 = self.cfg, self.arrays, self.cfg["l1"]
         trips = max(int(c["trips"]), -(-int(c["instructions"]) // len(a["pipe"])))
         ends = _run(a["pipe"], a["ii"], a["stall"], a["wb"], a["rb"], a["wait"], a["lat"], a["mem"], a["line"],
-                    a["nlines"], sp_of, trips, self.frame_lines, int(l1["lines"]) // int(l1["ways"]), int(l1["ways"]),
+                    a["nlines"], sp_of, trips, self.frame_lines,
+                    max(int(int(l1["lines"]) * float(l1.get("local", 1.0))) // int(l1["ways"]), 1), int(l1["ways"]),
                     int(l1["hit"]), int(l1["miss"]), int(l1["line_ii"]), int(l1["fill_ii"]), int(c["mio_ii"]),
-                    int(c["hold"]))
+                    int(c["hold"]), POLICIES[l1.get("policy", "lru")], HASHES[l1.get("hash", "fold")],
+                    l1.get("store_miss", "fetch") == "validate", LAST_USE[l1.get("last_use", "keep")])
         first = ends[:, 0].astype(float)
         later = (ends[:, -1] - ends[:, 0]) / (trips - 1)
         return [(float(first[sp_of == s].mean()), float(later[sp_of == s].mean())) if n else (0.0, 0.0)
@@ -102,7 +109,7 @@ class SassStage:
 
 @njit(cache=True)
 def _run(pipe, ii, stall, wb, rb, wait, lat, mem, line, nlines, sp_of, trips, frame_lines, sets, ways,
-         hit_lat, miss_lat, line_ii, fill_ii, mio_ii, hold):
+         hit_lat, miss_lat, line_ii, fill_ii, mio_ii, hold, policy, hsh, validate, last_use):
     """Cycle of the end of every trip of every warp (``ends[warp, trip]``)."""
     n_ins = pipe.shape[0]
     nw = sp_of.shape[0]
@@ -143,13 +150,17 @@ def _run(pipe, ii, stall, wb, rb, wait, lat, mem, line, nlines, sp_of, trips, fr
                 ready = start + hit_lat
                 for j in range(nlines[i]):
                     use += 1
-                    got = _touch(tags, stamp, fill, w * frame_lines + line[i] + j, use)
-                    if got < 0:  # not in the L1: the line is fetched (a store's too), one per fill_ii
+                    got = _touch(tags, stamp, fill, w * frame_lines + line[i] + j, use, policy, hsh)
+                    if got < 0 and mem[i] == LOCAL_STORE and validate:
+                        got = _set_fill(tags, fill, w * frame_lines + line[i] + j, start, hsh)
+                    elif got < 0:  # not in the L1: the line is fetched (a store's too), one per fill_ii
                         f = start if start > fill_free else fill_free
                         fill_free = f + fill_ii
-                        got = _set_fill(tags, fill, w * frame_lines + line[i] + j, f + miss_lat)
-                    if mem[i] == LOCAL_LOAD and got > ready:
+                        got = _set_fill(tags, fill, w * frame_lines + line[i] + j, f + miss_lat, hsh)
+                    if mem[i] != LOCAL_STORE and got > ready:
                         ready = got
+                    if mem[i] == LOCAL_LOAD_LU and last_use != 0:
+                        _last_use(tags, stamp, w * frame_lines + line[i] + j, policy, hsh, last_use)
             if wb[i] != NO_SCOREBOARD:
                 sb[w, wb[i]] = ready
             if rb[i] != NO_SCOREBOARD and start + 2 > sb[w, rb[i]]:
@@ -199,31 +210,146 @@ def _waits(w, t, pos, wait, sb):
 
 
 @njit(cache=True)
-def _set_of(ln, sets):
-    """The L1 set of line ``ln`` (index bits XOR-folded)."""
+def _set_of(ln, sets, hsh):
+    """The L1 set of line ``ln``: index bits XOR-folded (0), a multiplicative hash (1), plain modulo (2)."""
+    if hsh == 1:
+        x = (ln * 0x9E3779B1) & 0xFFFFFFFF
+        x ^= x >> 15
+        x = (x * 0x85EBCA6B) & 0xFFFFFFFF
+        x ^= x >> 13
+        return x % sets
+    if hsh == 2:
+        return ln % sets
     return (ln ^ (ln >> 7) ^ (ln >> 13)) % sets
 
 
 @njit(cache=True)
-def _touch(tags, stamp, fill, ln, use):
-    """Access line ``ln`` (LRU within its set): the cycle its data is there, or -1 if it was not in the L1
-    (it is now, the least recently used line of the set evicted; ``_set_fill`` says when it arrives)."""
-    s = _set_of(ln, tags.shape[0])
-    v = 0
-    for a in range(tags.shape[1]):
+def _rand(use):
+    x = (use * 0x9E3779B1 + 0x7F4A7C15) & 0xFFFFFFFF
+    x ^= x >> 16
+    x = (x * 0x45D9F3B) & 0xFFFFFFFF
+    x ^= x >> 16
+    return x
+
+
+@njit(cache=True)
+def _touch(tags, stamp, fill, ln, use, policy, hsh):
+    """Access line ``ln`` in its set under ``policy``: the cycle its data is there, or -1 if it was not in the
+    L1 (it is now, a victim of the set evicted; ``_set_fill`` says when it arrives). ``stamp`` holds the
+    policy's state: the last use (LRU, LIP/BIP: an insertion below every other line), the re-reference
+    prediction (SRRIP/BRRIP, 0..3), the tree bits in way 0 (PLRU)."""
+    s = _set_of(ln, tags.shape[0], hsh)
+    nw = tags.shape[1]
+    for a in range(nw):
         if tags[s, a] == ln:
-            stamp[s, a] = use
+            if policy == 3 or policy == 6:
+                stamp[s, a] = 0
+            elif policy == 4:
+                _plru_use(stamp, s, a, nw)
+            else:
+                stamp[s, a] = use
             return fill[s, a]
-        if stamp[s, a] < stamp[s, v]:
-            v = a
+    v = 0
+    if policy == 1:
+        v = _rand(use) % nw
+        for a in range(nw):
+            if tags[s, a] < 0:
+                v = a
+                break
+    elif policy == 3 or policy == 6:
+        while True:
+            found = -1
+            for a in range(nw):
+                if tags[s, a] < 0 or stamp[s, a] >= 3:
+                    found = a
+                    break
+            if found >= 0:
+                v = found
+                break
+            for a in range(nw):
+                stamp[s, a] += 1
+    elif policy == 4:
+        v = _plru_victim(stamp, s, nw)
+        for a in range(nw):
+            if tags[s, a] < 0:
+                v = a
+                break
+    else:
+        lo = stamp[s, 0]
+        for a in range(nw):
+            if tags[s, a] < 0:
+                v = a
+                lo = -(1 << 60)
+                break
+            if stamp[s, a] < stamp[s, v]:
+                v = a
+        lo = stamp[s, v]
     tags[s, v] = ln
-    stamp[s, v] = use
+    if policy == 2 or policy == 5:  # LIP / BIP: in at the LRU end (BIP: 1 in 32 at the MRU end)
+        low = use
+        for a in range(nw):
+            if a != v and tags[s, a] >= 0 and stamp[s, a] < low:
+                low = stamp[s, a]
+        stamp[s, v] = use if (policy == 2 and _rand(use) % 32 == 0) else low - 1
+    elif policy == 3:
+        stamp[s, v] = 2
+    elif policy == 6:  # BRRIP: distant (3) mostly, long (2) 1 in 32
+        stamp[s, v] = 2 if _rand(use) % 32 == 0 else 3
+    elif policy == 4:
+        _plru_use(stamp, s, v, nw)
+    else:
+        stamp[s, v] = use
     return -1
 
 
 @njit(cache=True)
-def _set_fill(tags, fill, ln, t):
-    s = _set_of(ln, tags.shape[0])
+def _plru_use(stamp, s, a, nw):
+    """Tree-PLRU: point the bits on the path to way ``a`` away from it (bits kept in stamp[s, 1:])."""
+    node, lo, hi = 1, 0, nw
+    while hi - lo > 1 and node < nw:
+        mid = (lo + hi) // 2
+        if a < mid:
+            stamp[s, node] = 1  # next victim on the right
+            node, hi = 2 * node, mid
+        else:
+            stamp[s, node] = 0
+            node, lo = 2 * node + 1, mid
+
+
+@njit(cache=True)
+def _plru_victim(stamp, s, nw):
+    node, lo, hi = 1, 0, nw
+    while hi - lo > 1 and node < nw:
+        mid = (lo + hi) // 2
+        if stamp[s, node] == 1:
+            node, lo = 2 * node + 1, mid
+        else:
+            node, hi = 2 * node, mid
+    return lo
+
+
+@njit(cache=True)
+def _last_use(tags, stamp, ln, policy, hsh, mode):
+    """After an LDL.LU of line ``ln``: make it its set's next victim (1) or drop it (2)."""
+    s = _set_of(ln, tags.shape[0], hsh)
+    for a in range(tags.shape[1]):
+        if tags[s, a] == ln:
+            if mode == 2:
+                tags[s, a] = -1
+                stamp[s, a] = 0
+            elif policy == 3 or policy == 6:
+                stamp[s, a] = 3
+            else:
+                low = stamp[s, a]
+                for b in range(tags.shape[1]):
+                    if tags[s, b] >= 0 and stamp[s, b] < low:
+                        low = stamp[s, b]
+                stamp[s, a] = low - 1
+
+
+@njit(cache=True)
+def _set_fill(tags, fill, ln, t, hsh):
+    s = _set_of(ln, tags.shape[0], hsh)
     for a in range(tags.shape[1]):
         if tags[s, a] == ln:
             fill[s, a] = t
