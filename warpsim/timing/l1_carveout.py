@@ -1,0 +1,100 @@
+"""Replay of the L1-carveout runs (``traces/h100/l1_carveout.json``, ``traces/capture/l1_carveout.py``).
+
+The recorded sp_e4m3_k64_f32 kernels (ILP 2 and 4 with 1-4 warps, one per sub-partition, ILP 8 with one warp,
+32 loop trips) were re-run on the H100 with a dynamic shared-memory request that shrinks the L1 to 256, 124,
+92, 60 or 28 KB (the carveout the driver picks for S KB: inferred from the times, see the capture script).
+Here ptxas's loop of each kernel runs in :mod:`warpsim.timing.sass_sim` with ``l1["lines"]`` set to that
+size (128-byte lines), everything else as ``params_sm90`` has it (or as ``l1`` overrides), and the loop time
+``first trip + 31 later trips`` of the slowest warp is set beside the median of the H100's three launches.
+The ratio to the same configuration with the whole 256 KB L1 is what the carveout tells about the L1 (the
+absolute error also holds the prologue, which the replay leaves out).
+
+    python -m warpsim.timing.l1_carveout              # the table
+    python -m warpsim.timing.l1_carveout --json       # rows as JSON
+"""
+from __future__ import annotations
+
+import copy
+import json
+import os
+import sys
+from collections import defaultdict
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DATA = os.path.join(HERE, "..", "..", "traces", "h100", "l1_carveout.json")
+FORM = "sp_e4m3_k64_f32"
+#: L1 KB left by each shared-memory request (KB): 256 - the carveout of {0, 132, 164, 196, 228} KB that fits
+#: the most CTAs of S + 1 KB (the capture script's docstring)
+L1_KB = {0: 256, 128: 124, 80: 92, 144: 92, 160: 92, 48: 60, 64: 60, 96: 60, 176: 60, 192: 60,
+         16: 28, 32: 28, 112: 28, 208: 28, 224: 28}
+REPS = 32
+
+
+def measured(path: str = DATA) -> dict:
+    """``{(ilp, warps, L1 KB): median over launches of the slowest warp's cycles}``."""
+    with open(path) as fh:
+        doc = json.load(fh)
+    got = defaultdict(list)
+    for r in doc["runs"]:
+        got[(r["ilp"], r["warps"], L1_KB[r["smem_kb"]])].append(max(r["cycles"]))
+    return {k: float(np.median(v)) for k, v in got.items()}
+
+
+def _loops() -> dict:
+    from warpsim.timing import sass_profile
+    return {int(v["kernel"].rsplit("ilp", 1)[1]): v["loop"] for v in sass_profile.table("sm_90").values()
+            if v["kernel"].startswith(FORM + "_ilp")}
+
+
+def replay(l1: dict | None = None, keys=None) -> list[dict]:
+    """One row per recorded (ilp, warps, L1 KB): H100 and replay cycles, the error, and both ratios to the
+    256 KB run. ``l1`` overrides entries of ``params_sm90``'s ``emulated["sass"]["l1"]``."""
+    from warpsim.timing import sass_profile, sass_sim
+    from warpsim.timing.params_sm90 import TABLE
+    cfg = copy.deepcopy(TABLE["emulated"]["sass"])
+    cfg["l1"].update(l1 or {})
+    lines_256 = int(cfg["l1"]["lines"])
+    loops, hw = _loops(), measured()
+    sim = {}
+    for ilp, w, kb in sorted(hw):
+        if keys is not None and (ilp, w, kb) not in keys and (ilp, w, 256) not in keys:
+            continue
+        c = copy.deepcopy(cfg)
+        c["l1"]["lines"] = lines_256 * kb // 256
+        loop = sass_sim.Loop(sass_profile.trip(loops[ilp]), c, TABLE["tensor"])
+        per_sp = loop.cycles(tuple([1] * w + [0] * (4 - w)))
+        sim[(ilp, w, kb)] = max(f + (REPS - 1) * later for f, later in per_sp[:w])
+    rows = []
+    for k in sorted(sim):
+        ilp, w, kb = k
+        b = (ilp, w, 256)
+        rows.append({"ilp": ilp, "warps": w, "l1_kb": kb, "h100": hw[k], "sim": sim[k],
+                     "error_pct": 100 * (sim[k] / hw[k] - 1), "h100_ratio": hw[k] / hw[b],
+                     "sim_ratio": sim[k] / sim[b] if b in sim else float("nan")})
+    return rows
+
+
+def table(rows) -> str:
+    out = [f"{'ilp':>3} {'warps':>5} {'L1 KB':>5} {'H100':>9} {'replay':>9} {'err %':>7} "
+           f"{'H100 x256':>9} {'replay x256':>11}"]
+    for r in rows:
+        out.append(f"{r['ilp']:3d} {r['warps']:5d} {r['l1_kb']:5d} {r['h100']:9.0f} {r['sim']:9.0f} "
+                   f"{r['error_pct']:+7.1f} {r['h100_ratio']:9.2f} {r['sim_ratio']:11.2f}")
+    return "\n".join(out)
+
+
+def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    rows = replay()
+    if "--json" in argv:
+        json.dump(rows, sys.stdout, indent=1)
+        print()
+    else:
+        print(table(rows))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
