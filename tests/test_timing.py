@@ -18,7 +18,10 @@ and for the configurations it does not yet get there assert the honest bound it 
   sub-partition of sp_s4_k64 at ILP 1 (the H100 runs them at 1.40 or 1.53 x one warp depending on the other
   sub-partitions, the replay at 1.49 x: 6 % long) and of dense_s4_k64 at ILP 4 (8 % long), 3 per
   sub-partition of dense_e4m3 at ILP 1 (8 % short), and the spill frames of several sparse fp8 warps
-  competing for the L1 (ILP 4, 8 warps: 8-10 % long).
+  competing for the L1 (ILP 4, 8 warps: 8-10 % long);
+* the L1-carveout runs (``traces/h100/l1_carveout.json``: the L1 shrunk to 124..28 KB) replayed by
+  ``warpsim.timing.l1_carveout``: the replay's slowdown at each L1 size within 1.6 x of the H100's, with
+  the LRU misses named in ``test_l1_carveout_replay``.
 """
 from __future__ import annotations
 

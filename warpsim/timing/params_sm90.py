@@ -262,7 +262,12 @@ TABLE = {
             # per-trip clocks of the same kernels (traces/h100/trips/sp_fp8_trips.json) have every trip but
             # the first the same to the cycle, the first (with the prologue) 400 / 2125 / 8800 cycles longer
             # at ILP 1 / 2 / 4 (model: first touch of the frame, its stores too, 206 / 1610 / 7000 + prologue)
-            # and 30900 at ILP 8 (model 18800: the rest is not modelled).
+            # and 30900 at ILP 8 (model 18800: the rest is not modelled). Not yet fitted: the L1-carveout runs
+            # (traces/h100/l1_carveout.json, replayed by warpsim.timing.l1_carveout) slow one warp before its
+            # frame fills the L1 and less than LRU past it; sass_sim's other policies, set hashes, a usable
+            # fraction, write-validate stores and dropping LDL.LU (last-use) lines ("policy", "hash", "local",
+            # "store_miss", "last_use") fit neither those runs and the recorded multi-warp table together, so
+            # the defaults (LRU, fold, 1.0, fetch, keep) stay.
             "l1": {"lines": 2048, "ways": 4, "line_ii": 1, "hit": 40, "miss": 250, "fill_ii": 4},
             # trips simulated per population of warps: the first (cold L1), then later ones averaged; at least
             # 4, and enough for 20000 instructions a warp (short trips: the warps' phases settle)
