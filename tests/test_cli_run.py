@@ -47,3 +47,10 @@ def test_errors_are_one_line_messages(capsys):
     assert "no kernel named 'nope'" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main(["run", PTX])  # --kernel is required
+
+
+def test_python_dash_m_warpsim_is_the_command():
+    import subprocess
+    import sys
+    r = subprocess.run([sys.executable, "-m", "warpsim", "forms"], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and "m16n8k16" in r.stdout
