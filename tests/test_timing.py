@@ -16,9 +16,8 @@ and for the configurations it does not yet get there assert the honest bound it 
   the first touch of its spill frame), the e4m3 reps-4 runs at ILP >= 2 (20-34 % short: recorded in the
   slow state of the first launches of a module, see ``test_emulated_forms_within_bounds``), two warps per
   sub-partition of sp_s4_k64 at ILP 1 (the H100 runs them at 1.40 or 1.53 x one warp depending on the other
-  sub-partitions, the replay at 1.49 x: 6 % long) and of dense_s4_k64 at ILP 4 (8 % long), 3 per
-  sub-partition of dense_e4m3 at ILP 1 (8 % short), and the spill frames of several sparse fp8 warps
-  competing for the L1 (ILP 4, 8 warps: 8-10 % long);
+  sub-partitions, the replay at 1.49 x: 6 % long) and of dense_s4_k64 at ILP 4 (8 % long), and the spill
+  frames of several sparse fp8 warps competing for the L1 (ILP 4, 8 warps: 8-10 % long);
 * the L1-carveout runs (``traces/h100/l1_carveout.json``: the L1 shrunk to 124..28 KB) replayed by
   ``warpsim.timing.l1_carveout``: the replay's slowdown at each L1 size within 1.6 x of the H100's, with
   the LRU misses named in ``test_l1_carveout_replay``.
@@ -170,21 +169,41 @@ def test_emulated_forms_within_bounds():
 
 def test_emulated_multiwarp_within_bounds():
     """1..4 warps per sub-partition: the SASS replay of every warp of the SM (shared ALU/FMA/MIO pipes, the
-    L1 for the spill frames) within 5 %, except sp_s4_k64 with 2 warps per sub-partition at ILP 1 (two
-    settle at 1.40 or 1.53 x one warp on the H100, 1.49 x in the replay), dense_s4_k64 / dense_e4m3 at 2 / 3
-    warps per sub-partition, and the sparse fp8 forms at ILP 4 with 8 warps (the spill frames evict each
-    other)."""
+    L1 for the spill frames, a non-yielding FADD/BRA keeping its sub-partition) within 5 %, except sp_s4_k64
+    with 2 warps per sub-partition at ILP 1 (two settle at 1.40 or 1.53 x one warp on the H100, 1.49 x in the
+    replay: 6.3 % long), dense_s4_k64 at 2 warps per sub-partition at ILP 4 (7.9 % long), and the sparse fp8
+    forms at ILP 4 with 8 warps (the spill frames evict each other: 7.6-9.7 % long)."""
     res = []
     for name in EMULATED:
         res += replay_timing(_trace(name), name, "sm_90a", configs=MULTI)
     print("\n" + error_table(res))
-    known = {"sp_s4_k64 ilp1 warps8", "dense_s4_k64 ilp4 warps8", "dense_e4m3_k32_f32 ilp1 warps12",
-             "sp_e4m3_k64_f32 ilp4 warps8", "sp_e5m2_k64_f32 ilp4 warps8"}
+    known = {"sp_s4_k64 ilp1 warps8", "dense_s4_k64 ilp4 warps8", "sp_e4m3_k64_f32 ilp4 warps8",
+             "sp_e5m2_k64_f32 ilp4 warps8"}
     missed = [g for g in res if g.name.split("/")[-1].rsplit(" ", 1)[0] in known]
     exact = [g for g in res if g not in missed]
     assert len(missed) == len(known)
     assert max(_errors(exact)) <= 0.05, error_table(exact)
-    assert max(_errors(missed)) <= 0.105
+    assert max(_errors(missed)) <= 0.10
+
+
+def test_nonyield_fadd_bra_keep_the_subpartition():
+    """The profiles keep the yield bit of the control bits: ptxas clears it on the 32 FADDs and the BRA of
+    dense_e4m3_k32_f32_ilp1's loop (not on its UIADD3/ISETP/NOP, nor on the HMMA with stall 15). Held
+    through their stall count, each extra warp on a sub-partition costs the replayed trip 31-40 cycles, as on
+    the H100 (35 each: 102, 137, 172, 207 cycles a trip with 1..4 warps a sub-partition); without it the
+    third warp cost 25."""
+    from warpsim.timing import sass_profile, sass_sim
+    from warpsim.timing.params_sm90 import TABLE
+    prof = next(k["loop"] for k in sass_profile.table("sm_90").values() if k["kernel"] == "dense_e4m3_k32_f32_ilp1")
+    lines = sass_profile.trip(prof)
+    noyield = [ln.split()[0] for ln in lines if ln.split()[2] == "1"]
+    assert noyield.count("FADD") == 32 and noyield.count("BRA") == 1 and len(noyield) == 34  # + first HMMA
+    cfg = TABLE["emulated"]["sass"]
+    assert set(cfg["keep_ops"]) == {"FADD", "BRA"}
+    trip = [sass_sim.Loop(lines, cfg, TABLE["tensor"]).cycles((n,) * 4)[0][1] for n in (1, 2, 3, 4)]
+    assert all(31 <= b - a <= 40 for a, b in zip(trip, trip[1:])), trip
+    free = [sass_sim.Loop(lines, dict(cfg, keep_ops=[]), TABLE["tensor"]).cycles((n,) * 4)[0][1] for n in (2, 3)]
+    assert free[1] - free[0] < 30, free
 
 
 def test_fixed_latency_baseline_is_worse(native_results):

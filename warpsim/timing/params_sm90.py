@@ -241,6 +241,16 @@ TABLE = {
             # 2.17 / 2.53 x) stay within 3 %. It costs the F2FP chains of T/dense_e4m3_k32_f32:ilp4 (ALU, stall 2)
             # their turn-taking: warps 8..16 from within 1.3 % to 3.7-4.9 % short.
             "hold": 2,
+            # a FADD or BRA without the yield flag (control bit 4 set, sass_profile.encode; ptxas clears it on most
+            # FADDs into C and on the loop-closing BRA of the fp8 kernels) keeps its sub-partition through its stall
+            # count: no other warp issues there until it has waited it out (the fetch redirect after a BRA is the
+            # warp's own). T/dense_e4m3_k32_f32:ilp1 with 4, 8, 12, 16 warps (reps 32) ran 104, 137, 174, 204 cycles
+            # a trip (each extra warp on a sub-partition about 35, in a straight line); the replay without it 102,
+            # 133, 159, 196 (it overlapped the warps more: warps 10-15 5.4-8.1 % short), with it 102, 134, 171, 212
+            # (warps 5-16 within 3.7 %; ilp4 warps 5-16 from 1.5-4.9 % to 0.6-3.4 % short). The non-yielding
+            # LOP3/SHF/IMAD/CALL/RET of the s4 routines held the same way make 3-4 s4 warps a sub-partition 5-10 %
+            # long (T/sp_s4_k64:ilp1, T/dense_s4_k64:ilp4): the H100 does not keep the sub-partition there.
+            "keep_ops": ["FADD", "BRA"],
             # MIO: a sub-partition hands the shared-memory/L1 unit one SHFL, LDL, STL, LDC or S2R every
             # 4 cycles; fitted to T/sp_e5m2_k64_f32:ilp1 with 5..16 warps (2..4 per sub-partition, 92 SHFL a
             # trip: within 3.4 %; one every cycle leaves them 7-14 % short).

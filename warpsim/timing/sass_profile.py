@@ -8,7 +8,7 @@ spills depends on the whole kernel (its ILP, its register pressure), not on the 
 
 ``profile(ptx)`` compiles a PTX module with ptxas (sm_90a), disassembles it with cuobjdump, and returns
 for every kernel that has a loop: counts of one trip (calls followed) and the trip itself (``code``: one
-line per instruction, see ``encode``), keyed by the SHA-256 of the kernel's ``.entry`` text.
+line per instruction with its control bits, yield bit included, see ``encode``), keyed by the SHA-256 of the kernel's ``.entry`` text.
 ``warpsim/timing/sass_sm90.json`` holds the profiles of the recorded timing kernels, made with
 
     python -m warpsim.timing.sass_profile traces/h100/timing/*.npz > warpsim/timing/sass_sm90.json
@@ -109,9 +109,10 @@ def _op(text):
 
 
 def encode(text: str, ctrl: int) -> str:
-    """One instruction as ``op stall wb rb wait [offset bytes]``: op is the opcode (tensor ops with their
-    shape, e.g. ``HMMA.SP.16832``; a last-use fill ``LDL.LU``), then the control bits (stall count, write / read scoreboard, 7 = none,
-    wait mask), and for a local-memory access ``[R1+offset]`` its byte offset and bytes per lane."""
+    """One instruction as ``op stall noyield wb rb wait [offset bytes]``: op is the opcode (tensor ops with
+    their shape, e.g. ``HMMA.SP.16832``; a last-use fill ``LDL.LU``), then the control bits (stall count, the
+    yield bit: 1 = the warp does not yield after it, write / read scoreboard, 7 = none, wait mask), and for a
+    local-memory access ``[R1+offset]`` its byte offset and bytes per lane."""
     mn = _mnemonic(text)
     parts = mn.split(".")
     op = parts[0]
@@ -119,7 +120,7 @@ def encode(text: str, ctrl: int) -> str:
         op = ".".join(parts[:3] if parts[1] == "SP" else parts[:2])
     elif op == "LDL" and "LU" in parts[1:]:
         op = "LDL.LU"  # last use: ptxas's fill of a spill slot whose value is not read again before a store
-    f = [op, ctrl & 0xF, (ctrl >> 5) & 7, (ctrl >> 8) & 7, (ctrl >> 11) & 0x3F]
+    f = [op, ctrl & 0xF, (ctrl >> 4) & 1, (ctrl >> 5) & 7, (ctrl >> 8) & 7, (ctrl >> 11) & 0x3F]
     if parts[0] in ("LDL", "STL"):
         m = re.search(r"\[R1(?:\+0x([0-9a-f]+))?\]", text)
         width = next((int(x) for x in parts[1:] if x in ("64", "128")), 32) // 8

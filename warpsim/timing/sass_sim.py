@@ -12,7 +12,9 @@ cycle by cycle, with the table's ``emulated["sass"]`` entry:
   not before the variable-latency results its wait mask names (LDL, SHFL, LDC, S2R set scoreboards);
 * each sub-partition issues at most one instruction per cycle (greedy: the warp that issued last goes on if
   it can, else the next in round-robin order, as ``issue.policy``; the greedy warp keeps its turn while it
-  waits no more than ``hold`` cycles on its own stall count), each to its pipe, which takes a warp
+  waits no more than ``hold`` cycles on its own stall count; an instruction of ``keep_ops`` whose control
+  bits clear the yield flag keeps the sub-partition through its stall count: no other warp issues until
+  then), each to its pipe, which takes a warp
   instruction every ``ii`` cycles: ALU (LOP3, SHF, IADD3, SEL, PRMT, ...), FMA-heavy (IMAD; FADD/FFMA/FMUL
   take FMA-heavy or FMA-lite), tensor (HMMA/IMMA at their group's ii), MIO (SHFL, LDL, STL, LDC, S2R);
 * local memory (the spills) goes through the SM's L1: a spill slot of a warp is one 128-byte line (lanes
@@ -43,8 +45,8 @@ class Loop:
 
     def __init__(self, lines: list[str], cfg: dict, tensor: dict):
         n = len(lines)
-        a = {k: np.zeros(n, np.int64) for k in ("pipe", "ii", "stall", "wb", "rb", "wait", "lat", "mem", "line",
-                                                 "nlines")}
+        a = {k: np.zeros(n, np.int64) for k in ("pipe", "ii", "stall", "keep", "wb", "rb", "wait", "lat",
+                                                 "mem", "line", "nlines")}
         pipe_of = {op: p for p, ops in ((ALU, cfg["alu_ops"]), (FMAH, cfg["fma_heavy_ops"]),
                                         (FMAL, cfg["fma_ops"]), (MIO, cfg["mio_ops"])) for op in ops}
         ii = {ALU: cfg["alu_ii"], FMAH: cfg["fma_ii"], FMAL: cfg["fma_ii"], MIO: 0}
@@ -59,11 +61,13 @@ class Loop:
                 cyc = ii.get(p, 0)
             a["pipe"][i], a["ii"][i] = p, int(cyc)
             a["stall"][i] = int(f[1]) + cfg["redirect"].get(base, 0)
-            a["wb"][i], a["rb"][i], a["wait"][i] = int(f[2]), int(f[3]), int(f[4])
+            if int(f[2]) and base in cfg.get("keep_ops", ()):  # not yielding: keeps the sub-partition
+                a["keep"][i] = int(f[1])  # through its stall count (the fetch redirect not included)
+            a["wb"][i], a["rb"][i], a["wait"][i] = int(f[3]), int(f[4]), int(f[5])
             a["lat"][i] = cfg["latency"].get(base, 0)
             if base in ("LDL", "STL"):
                 a["mem"][i] = (LOCAL_LOAD_LU if op == "LDL.LU" else LOCAL_LOAD) if base == "LDL" else LOCAL_STORE
-                a["line"][i], a["nlines"][i] = int(f[5]) // 4, int(f[6]) // 4
+                a["line"][i], a["nlines"][i] = int(f[6]) // 4, int(f[7]) // 4
         self.arrays = a
         self.frame_lines = int(max((a["line"] + a["nlines"]).max(), 1))
         self.cfg = cfg
@@ -82,8 +86,8 @@ class Loop:
                           if population[s] > k], np.int64)
         c, a, l1 = self.cfg, self.arrays, self.cfg["l1"]
         trips = max(int(c["trips"]), -(-int(c["instructions"]) // len(a["pipe"])))
-        ends = _run(a["pipe"], a["ii"], a["stall"], a["wb"], a["rb"], a["wait"], a["lat"], a["mem"], a["line"],
-                    a["nlines"], sp_of, trips, self.frame_lines,
+        ends = _run(a["pipe"], a["ii"], a["stall"], a["keep"], a["wb"], a["rb"], a["wait"], a["lat"], a["mem"],
+                    a["line"], a["nlines"], sp_of, trips, self.frame_lines,
                     max(int(int(l1["lines"]) * float(l1.get("local", 1.0))) // int(l1["ways"]), 1), int(l1["ways"]),
                     int(l1["hit"]), int(l1["miss"]), int(l1["line_ii"]), int(l1["fill_ii"]), int(c["mio_ii"]),
                     int(c["hold"]), POLICIES[l1.get("policy", "lru")], HASHES[l1.get("hash", "fold")],
@@ -108,7 +112,7 @@ class SassStage:
 
 
 @njit(cache=True)
-def _run(pipe, ii, stall, wb, rb, wait, lat, mem, line, nlines, sp_of, trips, frame_lines, sets, ways,
+def _run(pipe, ii, stall, keep, wb, rb, wait, lat, mem, line, nlines, sp_of, trips, frame_lines, sets, ways,
          hit_lat, miss_lat, line_ii, fill_ii, mio_ii, hold, policy, hsh, validate, last_use):
     """Cycle of the end of every trip of every warp (``ends[warp, trip]``)."""
     n_ins = pipe.shape[0]
@@ -121,6 +125,8 @@ def _run(pipe, ii, stall, wb, rb, wait, lat, mem, line, nlines, sp_of, trips, fr
     ends = np.zeros((nw, trips), np.int64)
     free = np.zeros((nsp, 6), np.int64)
     last = -np.ones(nsp, np.int64)
+    kept = -np.ones(nsp, np.int64)  # the warp that keeps sub-partition s (its last instruction did not yield)
+    kept_to = np.zeros(nsp, np.int64)  # ... until this cycle at the latest
     tags = -np.ones((sets, ways), np.int64)
     stamp = np.zeros((sets, ways), np.int64)
     fill = np.zeros((sets, ways), np.int64)
@@ -131,7 +137,12 @@ def _run(pipe, ii, stall, wb, rb, wait, lat, mem, line, nlines, sp_of, trips, fr
     left = nw
     while left > 0:
         for s in range(nsp):
-            w = _pick(s, t, last[s], sp_of, done, trips, nxt, pos, wait, sb, pipe, free)
+            k = kept[s]
+            if k >= 0 and t < kept_to[s] and done[k] < trips:
+                w = k if _can(k, s, t, done, trips, nxt, pos, wait, sb, pipe, free) else -1
+            else:
+                kept[s] = -1
+                w = _pick(s, t, last[s], sp_of, done, trips, nxt, pos, wait, sb, pipe, free)
             if w < 0:
                 continue
             i = pos[w]
@@ -169,6 +180,10 @@ def _run(pipe, ii, stall, wb, rb, wait, lat, mem, line, nlines, sp_of, trips, fr
             h = last[s]  # the greedy warp keeps its turn through waits no longer than ``hold``
             if h < 0 or h == w or done[h] >= trips or nxt[h] - t > hold or _waits(h, t, pos, wait, sb):
                 last[s] = w
+            if keep[i] > 0:
+                kept[s], kept_to[s] = w, t + keep[i]
+            else:
+                kept[s] = -1
             pos[w] += 1
             if pos[w] == n_ins:
                 pos[w] = 0
@@ -186,17 +201,20 @@ def _pick(s, t, last, sp_of, done, trips, nxt, pos, wait, sb, pipe, free):
     nw = sp_of.shape[0]
     for k in range(nw):
         w = (last + k) % nw if last >= 0 else k
-        if sp_of[w] != s or done[w] >= trips or nxt[w] > t:
-            continue
-        ok = not _waits(w, t, pos, wait, sb)
-        p = pipe[pos[w]]
-        if p == FMAL:
-            ok = ok and (free[s, FMAH] <= t or free[s, FMAL] <= t)
-        elif p != NONE:
-            ok = ok and free[s, p] <= t
-        if ok:
+        if sp_of[w] == s and _can(w, s, t, done, trips, nxt, pos, wait, sb, pipe, free):
             return w
     return -1
+
+
+@njit(cache=True)
+def _can(w, s, t, done, trips, nxt, pos, wait, sb, pipe, free):
+    """Whether warp w (of sub-partition s) can issue its next instruction at t."""
+    if done[w] >= trips or nxt[w] > t or _waits(w, t, pos, wait, sb):
+        return False
+    p = pipe[pos[w]]
+    if p == FMAL:
+        return free[s, FMAH] <= t or free[s, FMAL] <= t
+    return p == NONE or free[s, p] <= t
 
 
 @njit(cache=True)
