@@ -109,6 +109,7 @@ class RegFile:
             self.rows[name] = count.get(dt, 0)
             count[dt] = self.rows[name] + 1
         self.banks = {dt: np.zeros((n, 32), dt) for dt, n in count.items()}
+        self.flat = {dt: b.reshape(1, -1) for dt, b in self.banks.items()}  # each bank as one row (a view)
         for name, dt in dtypes.items():
             self.regs[name] = self.banks[dt][self.rows[name]]
 

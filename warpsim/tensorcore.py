@@ -110,9 +110,9 @@ class InPlace:
     def _args(self) -> tuple:
         return (*self.tables, *self.plan.numerics, _NO_SCALES, _NO_SCALES, 0, self.valid)
 
-    def run(self, bank: np.ndarray) -> bool:
-        """D from and into ``bank``; False (nothing written) when a metadata code is invalid."""
-        flat = bank.reshape(1, -1)
+    def run(self, flat: np.ndarray) -> bool:
+        """D from and into the bank ``flat`` (``bank.reshape(1, -1)``); False (nothing written) when a metadata
+        code is invalid."""
         return jit.mma_batch(flat, flat, flat, flat, *self._args, flat)
 
 

@@ -361,7 +361,7 @@ def _mma_sp_in_place(self, ins, form, variant, selector) -> bool:
     bound = derived.get(key, False)
     if bound is False:
         bound = derived[key] = _bind_mma(self.rf, ins, form, variant, selector, self.arch)
-    return bound is not None and bound.run(self.rf.banks[_U32])
+    return bound is not None and bound.run(self.rf.flat[_U32])
 
 
 _U32 = np.dtype(np.uint32)

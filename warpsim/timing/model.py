@@ -133,7 +133,7 @@ class _TW:
 
 class _SP:
     __slots__ = ("index", "smo", "warps", "live", "t_issue", "units", "rr", "state", "priority", "tlast",
-                 "tflight", "last", "proc", "wait_t", "local", "rotations")
+                 "tflight", "last", "proc", "wait_t", "local", "rotations", "st_until")
 
     def __init__(self, index, smo, nunits, state):
         self.index, self.smo, self.state = index, smo, state
@@ -148,6 +148,7 @@ class _SP:
         self.tlast = None        # the warp whose tensor op the pipe took last
         self.local = False       # at the last pick: no warp waited at a barrier, every next instruction local
         self.rotations = []      # rotations[rr]: the warps in round-robin order from slot rr (set at the start)
+        self.st_until = 0.0      # the latest register read of a global store of its warps (store_read_other)
         self.tflight: list = []  # (completion, warp) of the tensor ops in flight
         self.last = None         # the warp that issued last
 
@@ -638,6 +639,8 @@ class TimedEngine(WarpChoice):
             r += self.store_read_other * len(others)
         if r > tw.st_read:
             tw.st_read = r
+        if tw.st_others is not None and tw.st_read > tw.sp.st_until:
+            tw.sp.st_until = tw.st_read
 
     def _issue_fast(self, tw, sp, it, pc, t):
         """_issue for an instruction of one stage on one pipe (no emulation, barrier, exit or L1 model)."""
@@ -727,12 +730,14 @@ class TimedEngine(WarpChoice):
         """A tensor op of ``tw`` enters ``sp``'s pipe at ``t``: its completion is delayed by ``inflight_other``
         per tensor op of another warp still in flight there (tensor_sharing)."""
         sp.tlast = tw
-        if self.store_read_other and len(sp.warps) > 1:
+        if self.store_read_other and sp.st_until > t and len(sp.warps) > 1:  # a global store's read pending
             for ow in sp.warps:
                 if ow is not tw and ow.st_others is not None and ow.st_read > t and tw not in ow.st_others:
                     ow.st_others.add(tw)
                     ow.st_read += self.store_read_other
                     ow.c_key = None  # its branch waits for st_read: what _own kept is stale
+                    if ow.st_read > sp.st_until:
+                        sp.st_until = ow.st_read
         if self.t_xw and len(sp.warps) > 1:
             fl = [x for x in sp.tflight if x[0] > t]
             n = 0
