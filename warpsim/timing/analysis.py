@@ -178,7 +178,6 @@ def _analysed(program, params):
                         or cls in ("async", "tmem", "mem_global", "mem_shared")
                         or ins.opcode in sched.VOLATILE_OPS and ins.opcode not in ("bra",))
         it.fast = it.single and not it.emulated and not it.barrier and not it.exit
-        it.gstore = ins.opcode == "st" and cls == "mem_global"
         if ins.opcode == "ld" and cls == "mem_global":
             a = ops[1] if len(ops) > 1 else None
             if isinstance(a, Addr) and type(a.base) is Reg:
@@ -197,13 +196,14 @@ def _analysed(program, params):
 
 
 def _store_waits(program, out, order):
-    """Stores, and the branch that ends a block holding one: ptxas releases a store's source registers by a
-    read barrier that the block's branch waits on (P/trips_*: ``@!P1 BRA`` waits on SB1, set by the loop's
-    ``STG``). Neither takes the engine's fast path (which does not track the read)."""
+    """Stores (global ones marked), and the branch that ends a block holding one: ptxas releases a store's
+    source registers by a read barrier that the block's branch waits on (P/trips_*: ``@!P1 BRA`` waits on SB1,
+    set by the loop's ``STG``). Neither takes the engine's fast path (which does not track the read)."""
     blocks = set()
     for pc, (_body, ins, _guard, _neg) in enumerate(program.ops):
         if ins.opcode == "st":
             out[pc].store, out[pc].fast = True, False
+            out[pc].gstore = out[pc].timing == "mem_global"
             blocks.add(order.block_of[pc])
     for it in out:
         if it.branch and order.block_of[it.pc] in blocks:

@@ -159,28 +159,18 @@ class WarpChoice:
         tw.c_base = t
 
     def _operands(self, tw, it, st):
-        ready = tw.ready
+        """When the operands stage ``st`` waits for are ready (``Stage.after``)."""
         after = st.after
-        opr = 0.0
         if after == "all":
-            for r in it.rs:
-                v = ready[r]
-                if v > opr:
-                    opr = v
-        elif after == "ab":
-            for r in it.rs_ab:
-                v = ready[r]
-                if v > opr:
-                    opr = v
-        elif after == "prev":
-            opr = tw.prev_done
-        elif after == "prev+c":
-            opr = tw.prev_done
-            for r in it.rs_c:
-                v = ready[r]
-                if v > opr:
-                    opr = v
-        return opr
+            return _max_ready(tw.ready, it.rs)
+        if after == "ab":
+            return _max_ready(tw.ready, it.rs_ab)
+        if after == "prev":
+            return tw.prev_done
+        if after == "prev+c":
+            opr = _max_ready(tw.ready, it.rs_c)
+            return tw.prev_done if tw.prev_done > opr else opr
+        return 0.0
 
     def _earliest_stage(self, tw, sp, it):
         st = it.stages[tw.si]

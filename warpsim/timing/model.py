@@ -302,8 +302,7 @@ class TimedEngine(WarpChoice):
         its next issue comes before every other pending event, or no other process can change it (``_ahead``:
         every next instruction of its warps is local), it goes on without yielding; otherwise it sleeps until
         that cycle and picks again, since a unit shared with other sub-partitions may have been taken
-        meanwhile. With no warp able to issue it sleeps
-        until a barrier release wakes it (``_wake``)."""
+        meanwhile. With no warp able to issue it sleeps until a barrier release wakes it (``_wake``)."""
         try:
             yield from self._schedule(sp, start)
         except BaseException as err:  # noqa: BLE001 -- handed to run_grid as raised
@@ -628,12 +627,12 @@ class TimedEngine(WarpChoice):
             if w.done:
                 self._warp_done(tw, sp, t)
 
-    def _issue_store(self, tw, t, it=None):
+    def _issue_store(self, tw, t, it):
         """A store issued at ``t`` reads its source registers ``store_read`` cycles later (issue.store_read);
         a global store ``store_read_other`` cycles later still per other warp with a tensor op in flight on its
         sub-partition."""
         r = t + self.store_read
-        if self.store_read_other and it is not None and it.gstore:
+        if self.store_read_other and it.gstore:
             others = {x[1] for x in tw.sp.tflight if x[0] > t and x[1] is not tw}
             tw.st_others = others
             r += self.store_read_other * len(others)

@@ -177,11 +177,17 @@ def loop_yield(sass: list) -> list[str] | None:
 @lru_cache(maxsize=None)
 def yield_table(arch: str) -> dict:
     """``{entry key: non-yielding loop instructions}`` on file for ``arch`` (empty if none)."""
-    path = YIELD.get(arch)
+    got = _committed(YIELD, arch)
+    return {k: v["nonyield"] for k, v in got["kernels"].items()} if got else {}
+
+
+def _committed(paths: dict, arch: str) -> dict | None:
+    """The JSON file ``paths`` holds for ``arch``, or None."""
+    path = paths.get(arch)
     if not path or not os.path.exists(path):
-        return {}
+        return None
     with open(path) as fh:
-        return {k: v["nonyield"] for k, v in json.load(fh)["kernels"].items()}
+        return json.load(fh)
 
 
 def nonyield_loop(program, arch: str) -> bool | None:
@@ -228,11 +234,9 @@ def profile(ptx: str) -> dict:
 @lru_cache(maxsize=None)
 def table(arch: str) -> dict:
     """The committed profiles of ``arch`` (empty if none), their code blocks resolved."""
-    path = DATA.get(arch)
-    if not path or not os.path.exists(path):
+    got = _committed(DATA, arch)
+    if not got:
         return {}
-    with open(path) as fh:
-        got = json.load(fh)
     code = got["code"]
     for k in got["kernels"].values():
         for part in ("body", "routine"):
