@@ -77,17 +77,17 @@ def to_json(out: Path):
     print(path, path.stat().st_size)
 
 
-def device_json_cli(device_fn, json_fn, argv=None) -> int:
-    """``--device DIR``: run ``device_fn(DIR)`` on the GPU; ``--json DIR``: ``json_fn(DIR)`` summarises what it
-    wrote into traces/h100 (the two steps of a one-off capture)."""
+def device_json_cli(device_fn, json_fn, argv=None, json_flag: str = "json") -> int:
+    """``--device DIR``: run ``device_fn(DIR)`` on the GPU; ``--json DIR`` (or ``--<json_flag>``): ``json_fn(DIR)``
+    summarises what it wrote into traces/h100 (the two steps of a one-off capture)."""
     ap = argparse.ArgumentParser()
-    ap.add_argument("--device", type=Path)
-    ap.add_argument("--json", type=Path)
+    ap.add_argument("--device", metavar="DIR", type=Path)
+    ap.add_argument(f"--{json_flag}", dest="local", metavar="DIR", type=Path)
     a = ap.parse_args(argv)
     if a.device:
         device_fn(a.device)
-    if a.json:
-        json_fn(a.json)
+    if a.local:
+        json_fn(a.local)
     return 0
 
 

@@ -13,7 +13,6 @@ stays a separate function behind CALL.ABS, and it spills less; that is not what 
 """
 from __future__ import annotations
 
-import argparse
 import glob
 import hashlib
 import json
@@ -88,15 +87,9 @@ def compare(out: Path):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--device", type=Path)
-    ap.add_argument("--compare", type=Path)
-    a = ap.parse_args(argv)
-    if a.device:
-        device(a.device)
-    if a.compare:
-        compare(a.compare)
-    return 0
+    sys.path.insert(0, str(HERE))
+    from fp8_trips import device_json_cli
+    return device_json_cli(device, compare, argv, json_flag="compare")
 
 
 if __name__ == "__main__":
