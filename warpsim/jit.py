@@ -10,7 +10,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+from numba import njit, typeof, types
+from numba.experimental import structref
 
 from isa.numerics.dot import _MAX_TERMS, OUT_F32, ZERO_POW, _sum8, decode_out, finish_row, fused_terms, out_pow, pow2_of
 from isa.numerics.rounding import ABS_MASK, EXP_MASK, as_float64, as_int64, f32_rn_add, uint32_as_f32
@@ -144,50 +145,94 @@ def mma_batch(a2, b2, c2, e, fa, sa, tm, fb, sb, fc, sc, dsrc, dpos,
     """
     if valid_mask and not codes_valid(e, tm, valid_mask):
         return False
-    n_inst = a2.shape[0]
     m_rows, n_cols = fc.shape
-    kh = fa.shape[1]
-    if kh > _MAX_TERMS or n_cols != 8:
-        raise ValueError("mma_batch: the row kernel takes N = 8 and at most _MAX_TERMS stored values a row")
-    nchunks = tm.shape[2]
-    aval, apow = np.empty((m_rows, kh)), np.empty((m_rows, kh))
-    kcol = np.empty((m_rows, kh), dtype=np.int64)
-    codes = np.empty((m_rows, nchunks), dtype=np.int64)
-    bkn, bpk = np.empty((kdense, n_cols)), np.empty((kdense, n_cols))
-    cval, cpw = np.empty((m_rows, n_cols)), np.empty((m_rows, n_cols))
-    val, emx = np.empty(n_cols), np.empty(n_cols)
-    row_bits, row2 = np.empty(n_cols, dtype=np.uint32), np.empty(n_cols, dtype=np.uint32)
-    dall = np.empty(m_rows * n_cols, dtype=np.uint32)
-    acc, accp = np.empty((1, n_cols)), np.empty((1, n_cols))
-    terms, tpow = np.empty(kh), np.empty(kh)
-    scale = 2.0 ** align_bits
-    packed = out_kind != OUT_F32  # f16 D: two values per register; f32/s32 D: one (d2 arrives unwritten)
-    js_all = np.arange(kh)
-    js_even, js_odd = np.empty(kh, dtype=np.int64), np.empty(kh, dtype=np.int64)
+    nf, ni, nu = work_sizes(m_rows, fa.shape[1], tm.shape[2], kdense, n_cols)
+    wf, wi, wu = np.empty(nf), np.empty(ni, dtype=np.int64), np.empty(nu, dtype=np.uint32)
+    kh, nchunks = fa.shape[1], tm.shape[2]
+    prepare_work(wf, wi, wu, tm, pattern, z, kh, kdense, n_cols)
+    work = _carve(wf, wi, wu, m_rows, kh, nchunks, kdense, n_cols)
+    flats = (fa.reshape(-1), sa.reshape(-1), fb.reshape(-1), sb.reshape(-1), fc.reshape(-1), sc.reshape(-1))
+    return _mma_work(a2, b2, c2, e, fa, sa, tm, fb, sb, fc, sc, dsrc, dpos, decs, luts_a, luts_b, luts_c, lows,
+                     masks, emin_pows, pattern, z, kdense, is_int, satfinite, align_bits, group, out_kind, out_frac,
+                     fp8_hmma_pair, sca, scb, scale_blk, d2, work, flats, wi[wi.shape[0] - 2], wi[wi.shape[0] - 1])
+
+
+# mma_batch's workspace: three flat buffers (float64, int64, uint32) carved into its arrays by _carve. The
+# per-instruction part (the index lists and the metadata lanes and shifts) is filled once by prepare_work, so
+# that an in-place mma (mma_in_place) allocates nothing and repeats no setup.
+@njit(cache=True, error_model="numpy")
+def work_sizes(m_rows, kh, nchunks, kdense, n_cols):
+    """Words of the (float64, int64, uint32) workspace of one form."""
+    nf = 2 * m_rows * kh + 2 * kdense * n_cols + 2 * m_rows * n_cols + 8 * n_cols + 2 * kh
+    ni = 4 * m_rows * kh + m_rows * nchunks + 4 * kh + max(m_rows * kh, kdense * n_cols, m_rows * n_cols) + 2
+    return nf, ni, 2 * n_cols + m_rows * n_cols
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def _carve(wf, wi, wu, m_rows, kh, nchunks, kdense, n_cols):
+    """The workspace arrays, views of the three buffers (the order work_sizes counts them in)."""
+    mk, kn, mn = m_rows * kh, kdense * n_cols, m_rows * n_cols
+    o = 0
+    avf, apf, bvf, bpf = wf[0:mk], wf[mk:2 * mk], wf[2 * mk:2 * mk + kn], wf[2 * mk + kn:2 * mk + 2 * kn]
+    cvf, cpf = wf[2 * mk + 2 * kn:2 * mk + 2 * kn + mn], wf[2 * mk + 2 * kn + mn:2 * mk + 2 * kn + 2 * mn]
+    aval, apow = wf[o:o + mk].reshape((m_rows, kh)), wf[o + mk:o + 2 * mk].reshape((m_rows, kh))
+    o += 2 * mk
+    bkn, bpk = wf[o:o + kn].reshape((kdense, n_cols)), wf[o + kn:o + 2 * kn].reshape((kdense, n_cols))
+    o += 2 * kn
+    cval, cpw = wf[o:o + mn].reshape((m_rows, n_cols)), wf[o + mn:o + 2 * mn].reshape((m_rows, n_cols))
+    o += 2 * mn
+    val, emx = wf[o:o + n_cols], wf[o + n_cols:o + 2 * n_cols]
+    acc, accp = wf[o + 2 * n_cols:o + 3 * n_cols].reshape((1, n_cols)), \
+        wf[o + 3 * n_cols:o + 4 * n_cols].reshape((1, n_cols))
+    zeros, zpow = wf[o + 4 * n_cols:o + 5 * n_cols].reshape((1, n_cols)), \
+        wf[o + 5 * n_cols:o + 6 * n_cols].reshape((1, n_cols))
+    o += 8 * n_cols
+    terms, tpow = wf[o:o + kh], wf[o + kh:o + 2 * kh]
+    o = 0
+    kcol = wi[o:o + mk].reshape((m_rows, kh))
+    klane, kshift, kbase = wi[o + mk:o + 2 * mk], wi[o + 2 * mk:o + 3 * mk], wi[o + 3 * mk:o + 4 * mk]
+    o += 4 * mk
+    codes = wi[o:o + m_rows * nchunks].reshape((m_rows, nchunks))
+    o += m_rows * nchunks
+    js_all, js_even, js_odd, js_grp = wi[o:o + kh], wi[o + kh:o + 2 * kh], wi[o + 2 * kh:o + 3 * kh], \
+        wi[o + 3 * kh:o + 4 * kh]
+    raw = wi[o + 4 * kh:wi.shape[0] - 2]
+    row_bits, row2, dall = wu[0:n_cols], wu[n_cols:2 * n_cols], wu[2 * n_cols:]
+    return (aval, apow, bkn, bpk, cval, cpw, val, emx, acc, accp, zeros, zpow, terms, tpow, kcol, klane, kshift,
+            kbase, codes, js_all, js_even, js_odd, js_grp, raw, row_bits, row2, dall,
+            avf, apf, bvf, bpf, cvf, cpf, wi[0:mk], wi[4 * mk:4 * mk + m_rows * nchunks])
+
+
+@njit(cache=True, error_model="numpy")
+def carve_work(wf, wi, wu, m_rows, kh, nchunks, kdense, n_cols):
+    """_carve, callable from Python: the workspace views that an in-place mma keeps (warpsim.tensorcore.InPlace)."""
+    return _carve(wf, wi, wu, m_rows, kh, nchunks, kdense, n_cols)
+
+
+@njit(cache=True, error_model="numpy")
+def prepare_work(wf, wi, wu, tm, pattern, z, kh, kdense, n_cols):
+    """Fill the workspace's fixed part for metadata tables ``tm``: the stored-value index lists (all, those in
+    even chunks, in odd chunks; their counts in the last two int64 words), the zero accumulator and, for the
+    2:4 and tf32 1:2 fast paths, the lane, shift and base column of every stored value's metadata index."""
+    m_rows, nchunks = tm.shape[1], tm.shape[2]
+    work = _carve(wf, wi, wu, m_rows, kh, nchunks, kdense, n_cols)
+    zeros, zpow, klane, kshift, kbase, js_all, js_even, js_odd = work[10], work[11], work[15], work[16], work[17], \
+        work[19], work[20], work[21]
     n_even = n_odd = 0
     for j in range(kh):  # stored value j lies in chunk j // z
+        js_all[j] = j
         if (j // z) % 2 == 0:
             js_even[n_even] = j
             n_even += 1
         else:
             js_odd[n_odd] = j
             n_odd += 1
-    js_grp = np.empty(kh, dtype=np.int64)
-    zeros = np.zeros((1, n_cols))
-    zpow = np.full((1, n_cols), ZERO_POW)
-    # flat views (made once: a view per instance would cost reference counting)
-    faf, saf, fbf, sbf, fcf, scf = fa.reshape(-1), sa.reshape(-1), fb.reshape(-1), sb.reshape(-1), fc.reshape(-1), \
-        sc.reshape(-1)
-    avf, apf, bvf, bpf, cvf, cpf = aval.reshape(-1), apow.reshape(-1), bkn.reshape(-1), bpk.reshape(-1), \
-        cval.reshape(-1), cpw.reshape(-1)
+    wi[wi.shape[0] - 2], wi[wi.shape[0] - 1] = n_even, n_odd
+    zeros[:] = 0.0
+    zpow[:] = ZERO_POW
     tm0, tm1 = tm[0], tm[1]
-    raw = np.empty(max(faf.shape[0], fbf.shape[0], fcf.shape[0]), dtype=np.int64)
     fast24 = pattern == PAT_2_4 and z == 2
-    kcf = kcol.reshape(-1)
-    klane, kshift, kbase = np.empty(kcf.shape[0], np.int64), np.empty(kcf.shape[0], np.int64), \
-        np.empty(kcf.shape[0], np.int64)
     fast12 = pattern == PAT_1_2 and z == 1 and nchunks == kh
-    codes_f = codes.reshape(-1)
     for m in range(m_rows):
         for j in range(kh):
             if fast12:
@@ -196,6 +241,29 @@ def mma_batch(a2, b2, c2, e, fa, sa, tm, fb, sb, fc, sc, dsrc, dpos,
                 klane[m * kh + j] = tm0[m, j >> 1]
                 kshift[m * kh + j] = tm1[m, j >> 1] + 2 * (j & 1)
                 kbase[m * kh + j] = 4 * (j >> 1)
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
+def _mma_work(a2, b2, c2, e, fa, sa, tm, fb, sb, fc, sc, dsrc, dpos, decs, luts_a, luts_b, luts_c, lows, masks,
+              emin_pows, pattern, z, kdense, is_int, satfinite, align_bits, group, out_kind, out_frac, fp8_hmma_pair,
+              sca, scb, scale_blk, d2, work, flats, n_even, n_odd):
+    """mma_batch's instances with a prepared workspace (``work``: _carve's views after prepare_work) and the
+    tables' flat views (``flats``: fa, sa, fb, sb, fc, sc)."""
+    n_inst = a2.shape[0]
+    m_rows, n_cols = fc.shape
+    kh = fa.shape[1]
+    if kh > _MAX_TERMS or n_cols != 8:
+        raise ValueError("mma_batch: the row kernel takes N = 8 and at most _MAX_TERMS stored values a row")
+    nchunks = tm.shape[2]
+    (aval, apow, bkn, bpk, cval, cpw, val, emx, acc, accp, zeros, zpow, terms, tpow, kcol, klane, kshift, kbase,
+     codes, js_all, js_even, js_odd, js_grp, raw, row_bits, row2, dall, avf, apf, bvf, bpf, cvf, cpf, kcf,
+     codes_f) = work
+    faf, saf, fbf, sbf, fcf, scf = flats
+    scale = 2.0 ** align_bits
+    packed = out_kind != OUT_F32  # f16 D: two values per register; f32/s32 D: one (d2 arrives unwritten)
+    fast24 = pattern == PAT_2_4 and z == 2
+    fast12 = pattern == PAT_1_2 and z == 1 and nchunks == kh
+    tm0, tm1 = tm[0], tm[1]
     for i in range(n_inst):
         load_bits(a2, i, faf, saf, masks[0], raw)
         decode_all(raw, decs[0], luts_a, lows[0], emin_pows[0], avf, apf)
@@ -308,3 +376,60 @@ def _int_element(av, kc, m, bkn, n, acc, satfinite):
     if satfinite:
         s = min(max(s, -2147483648), 2147483647)
     return np.uint32(s & 0xFFFFFFFF)
+
+
+# --- one warp in place: mma_batch's arguments kept in one structure ----------------------------------------------
+# A numba call types and unboxes every argument (mma_batch has 35), and mma_batch allocates and fills its workspace
+# on every call: together more than one instance's arithmetic. InPlaceArgs holds the arguments, the prepared
+# workspace and the tables' flat views of one instruction; the call goes straight to mma_in_place's compiled entry.
+@structref.register
+class InPlaceArgsType(types.StructRef):
+    def preprocess_fields(self, fields):
+        return tuple((name, types.unliteral(typ)) for name, typ in fields)
+
+
+class InPlaceArgs(structref.StructRefProxy):
+    """mma_batch's arguments for one instruction on one register bank (see :func:`in_place_args`)."""
+
+
+_IN_PLACE_FIELDS = ("fa", "sa", "tm", "fb", "sb", "fc", "sc", "dsrc", "dpos", "decs", "luts_a", "luts_b", "luts_c",
+                    "lows", "masks", "emin_pows", "pattern", "z", "kdense", "is_int", "satfinite", "align_bits",
+                    "group", "out_kind", "out_frac", "pair", "no_scales", "valid", "work", "flats", "n_even", "n_odd")
+structref.define_proxy(InPlaceArgs, InPlaceArgsType, list(_IN_PLACE_FIELDS))
+
+
+def in_place_args(tables: tuple, numerics: tuple, valid_mask: int) -> InPlaceArgs:
+    """The arguments of :func:`mma_in_place` from :class:`warpsim.tensorcore.InPlace`'s tables (fa, sa, tm, fb,
+    sb, fc, sc, dsrc, dpos) and :attr:`warpsim.tensorcore.Plan.numerics`, with a workspace of their own."""
+    tables = tuple(np.ascontiguousarray(x) for x in tables)
+    fa, sa, tm, fb, sb, fc, sc, dsrc, dpos = tables
+    decs, la, lb, lc, lows, masks, emin_pows, pattern, z, kdense, is_int, satfinite, align, group, out_kind, \
+        out_frac, pair = numerics
+    (m, kh), nch, n = fa.shape, tm.shape[2], fc.shape[1]
+    nf, ni, nu = work_sizes(m, kh, nch, kdense, n)
+    wf, wi, wu = np.empty(nf), np.empty(ni, dtype=np.int64), np.empty(nu, dtype=np.uint32)
+    prepare_work(wf, wi, wu, tm, pattern, z, kh, kdense, n)
+    work = carve_work(wf, wi, wu, m, kh, nch, kdense, n)
+    flats = tuple(x.reshape(-1) for x in (fa, sa, fb, sb, fc, sc))
+    arrays = tuple(np.ascontiguousarray(x) for x in (decs, la, lb, lc, lows, masks, emin_pows))
+    return InPlaceArgs(*tables, *arrays, int(pattern), int(z), int(kdense), bool(is_int), bool(satfinite),
+                       int(align), int(group), int(out_kind), int(out_frac), bool(pair), np.ones((1, 1, 1)),
+                       int(valid_mask), work, flats, int(wi[-2]), int(wi[-1]))
+
+
+@njit(cache=True, error_model="numpy")
+def mma_in_place(bank, g):
+    """:func:`mma_batch` on one warp's register bank (``bank``: (1, registers · 32) uint32, read and written)
+    with the arguments ``g`` (:func:`in_place_args`). False (nothing written) when a metadata code is invalid."""
+    if g.valid and not codes_valid(bank, g.tm, g.valid):
+        return False
+    return _mma_work(bank, bank, bank, bank, g.fa, g.sa, g.tm, g.fb, g.sb, g.fc, g.sc, g.dsrc, g.dpos, g.decs,
+                     g.luts_a, g.luts_b, g.luts_c, g.lows, g.masks, g.emin_pows, g.pattern, g.z, g.kdense, g.is_int,
+                     g.satfinite, g.align_bits, g.group, g.out_kind, g.out_frac, g.pair, g.no_scales, g.no_scales, 0,
+                     bank, g.work, g.flats, g.n_even, g.n_odd)
+
+
+def in_place_entry(bank: np.ndarray, args: InPlaceArgs):
+    """mma_in_place compiled for these argument types, called without the dispatcher's type resolution (the
+    types do not change for a bank and an instruction)."""
+    return mma_in_place.compile((typeof(bank), typeof(args)))

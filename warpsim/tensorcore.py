@@ -107,13 +107,17 @@ class InPlace:
     valid: int  # bit q set: metadata code q is valid (0: dense, no check)
 
     @cached_property
-    def _args(self) -> tuple:
-        return (*self.tables, *self.plan.numerics, _NO_SCALES, _NO_SCALES, 0, self.valid)
+    def args(self) -> jit.InPlaceArgs:
+        """jit.mma_in_place's arguments after the bank: the tables, numerics and a workspace, kept together."""
+        return jit.in_place_args(self.tables, self.plan.numerics, self.valid)
 
     def run(self, flat: np.ndarray) -> bool:
         """D from and into the bank ``flat`` (``bank.reshape(1, -1)``); False (nothing written) when a metadata
         code is invalid."""
-        return jit.mma_batch(flat, flat, flat, flat, *self._args, flat)
+        entry = self.__dict__.get("_entry")
+        if entry is None:
+            entry = self.__dict__["_entry"] = jit.in_place_entry(flat, self.args)
+        return entry(flat, self.args)
 
 
 def bind(pl: Plan, rows_a, rows_b, rows_c, row_e: int, rows_d) -> InPlace:
