@@ -398,6 +398,16 @@ _IN_PLACE_FIELDS = ("fa", "sa", "tm", "fb", "sb", "fc", "sc", "dsrc", "dpos", "d
 structref.define_proxy(InPlaceArgs, InPlaceArgsType, list(_IN_PLACE_FIELDS))
 
 
+@njit(cache=True)
+def _new_in_place_args(fa, sa, tm, fb, sb, fc, sc, dsrc, dpos, decs, luts_a, luts_b, luts_c, lows, masks, emin_pows,
+                       pattern, z, kdense, is_int, satfinite, align_bits, group, out_kind, out_frac, pair, no_scales,
+                       valid, work, flats, n_even, n_odd):
+    """InPlaceArgs(...), compiled once to the disk cache (the proxy's own constructor compiles in every process)."""
+    return InPlaceArgs(fa, sa, tm, fb, sb, fc, sc, dsrc, dpos, decs, luts_a, luts_b, luts_c, lows, masks, emin_pows,
+                       pattern, z, kdense, is_int, satfinite, align_bits, group, out_kind, out_frac, pair, no_scales,
+                       valid, work, flats, n_even, n_odd)
+
+
 def in_place_args(tables: tuple, numerics: tuple, valid_mask: int) -> InPlaceArgs:
     """The arguments of :func:`mma_in_place` from :class:`warpsim.tensorcore.InPlace`'s tables (fa, sa, tm, fb,
     sb, fc, sc, dsrc, dpos) and :attr:`warpsim.tensorcore.Plan.numerics`, with a workspace of their own."""
@@ -412,7 +422,7 @@ def in_place_args(tables: tuple, numerics: tuple, valid_mask: int) -> InPlaceArg
     work = carve_work(wf, wi, wu, m, kh, nch, kdense, n)
     flats = tuple(x.reshape(-1) for x in (fa, sa, fb, sb, fc, sc))
     arrays = tuple(np.ascontiguousarray(x) for x in (decs, la, lb, lc, lows, masks, emin_pows))
-    return InPlaceArgs(*tables, *arrays, int(pattern), int(z), int(kdense), bool(is_int), bool(satfinite),
+    return _new_in_place_args(*tables, *arrays, int(pattern), int(z), int(kdense), bool(is_int), bool(satfinite),
                        int(align), int(group), int(out_kind), int(out_frac), bool(pair), np.ones((1, 1, 1)),
                        int(valid_mask), work, flats, int(wi[-2]), int(wi[-1]))
 
