@@ -64,3 +64,32 @@ def test_static_shared_transpose_with_f16(mod):
     up = np.abs(ref.astype(np.float32)) > np.abs(x.T)
     assert np.array_equal(got[~up], ref[~up])
     assert np.array_equal(got[up], np.nextafter(ref[up], np.float16(0)))
+
+
+def test_a_run_leaves_the_older_heap_out_of_gc_and_puts_it_back(mod):
+    """young_gc: during a run the objects from before it are frozen (a full collection skips them); afterwards
+    nothing stays frozen, and a caller's own freeze is left as it was."""
+    import gc
+
+    from warpsim.engine import young_gc
+
+    seen = []
+    with young_gc():
+        seen.append(gc.get_freeze_count())
+        cycle = []
+        cycle.append(cycle)  # garbage made during the run is still collected
+        del cycle
+        assert gc.collect() >= 1
+    assert seen[0] > 0 and gc.get_freeze_count() == 0
+    n = 256
+    x, y, out = (np.arange(n, dtype=np.float32), np.ones(n, np.float32), np.zeros(n, np.float32))
+    mod.get_function("vadd")((2,), (128,), (x, y, out, np.int32(n)))
+    assert gc.get_freeze_count() == 0
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        with young_gc():
+            assert gc.get_freeze_count() == frozen
+        assert gc.get_freeze_count() == frozen
+    finally:
+        gc.unfreeze()

@@ -1,7 +1,9 @@
 """The functional engine: runs a grid of CTAs one after another, each warp by ``Warp.step()``."""
 from __future__ import annotations
 
+import gc
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -52,12 +54,34 @@ def dim3(x, what: str) -> tuple[int, int, int]:
     return t
 
 
+@contextmanager
+def young_gc():
+    """Run a simulation with the objects that exist before it left out of garbage collection (gc.freeze), and
+    put back afterwards (gc.unfreeze). A full collection otherwise walks the whole heap, numba's compiled
+    functions and their types included (tens of milliseconds, several times a second while a run keeps its
+    records); what the simulation itself allocates is still collected. Nothing is done when the caller has
+    frozen objects already."""
+    if gc.get_freeze_count():
+        yield
+        return
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
+
+
 def run_grid(program, grid, block, launch: Launch, max_steps: int | None = None) -> Stats:
     """Run every CTA of ``grid`` (x fastest) to completion; the CTAs of a cluster (launch.cluster_dims) run
     together, their warps interleaved (warpsim.cluster)."""
     g, b = dim3(grid, "grid"), dim3(block, "block")
     if b[0] * b[1] * b[2] > MAX_THREADS_PER_CTA:
         raise WarpsimError(f"block {b} has {b[0] * b[1] * b[2]} threads; a CTA holds at most {MAX_THREADS_PER_CTA}")
+    with young_gc():
+        return _run_grid(program, g, b, launch, max_steps)
+
+
+def _run_grid(program, g, b, launch, max_steps):
     t0, total, n = time.perf_counter(), 0, 0
     if launch.cluster_dims != (1, 1, 1):
         from warpsim.cluster import cluster_ctaids, run_cluster

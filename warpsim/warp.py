@@ -22,6 +22,8 @@ from warpsim import memory as mem
 from warpsim.regfile import NP, RegFile, fit, immediate, view
 
 _DONE = np.iinfo(np.int64).max
+_NO_LANES = np.zeros(32, dtype=bool)  # a guard false in every lane
+_NO_LANES.setflags(write=False)
 _ALL = np.ones(32, bool)
 _U64 = np.uint64
 
@@ -91,11 +93,13 @@ class Warp:
         body, ins, g, neg = self._ops[pc]
         if g is not None:
             p = self.regs[g]
-            mask = mask & (~p if neg else p)
-            full = False
+            k = np.count_nonzero(p) if full else -1  # a uniform guard keeps the full warp (the common case)
+            if k != (0 if neg else 32):
+                mask = _NO_LANES if k == (32 if neg else 0) else mask & (~p if neg else p)
+                full = False
         self.active, self._full, self._ins = mask, full, ins
         self._pc, self._taken, self._exited = pc, None, None
-        if full or mask.any():
+        if full or (mask is not _NO_LANES and mask.any()):
             body(self, ins)
         self.steps += 1
         self._advance(pc)
@@ -104,7 +108,13 @@ class Warp:
     def _advance(self, pc):
         taken, exited = self._taken, self._exited
         if self.lpc is None and exited is None:
-            if taken is None or not taken.any():
+            if taken is None:
+                self.pc = pc + 1
+                return
+            if taken is self.live:  # a full warp's uniform branch (Warp.branch: taken is the active mask)
+                self.pc = self._target
+                return
+            if not np.count_nonzero(taken):
                 self.pc = pc + 1
                 return
             if (taken == self.live).all():

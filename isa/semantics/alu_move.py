@@ -61,6 +61,7 @@ def _setp(ins):
         unsupported(ins, ".ftz on a type other than .f32")
     f = _cmp_fn(ins, d["cmp"], t)
     ftz = d["ftz"] is not None
+    floating = t.startswith("f")
     combine = _BOOL.get(d["bool"])
     nops(ins, 4 if combine else 3)
     dst = ins.operands[0]
@@ -73,7 +74,10 @@ def _setp(ins):
         a, b = ctx.read(o[1], t), ctx.read(o[2], t)
         if ftz:
             a, b = _ftz(a), _ftz(b)
-        with np.errstate(invalid="ignore"):
+        if floating:
+            with np.errstate(invalid="ignore"):  # NaN operands compare false (or true for .ne/.nan), silently
+                r = f(a, b)
+        else:
             r = f(a, b)
         nr = ~r
         if combine is not None:

@@ -46,7 +46,7 @@ from simpy.events import Event, Interrupt
 
 from isa.errors import WarpsimError
 from warpsim.cta import CTA, BarrierDeadlock
-from warpsim.engine import MAX_THREADS_PER_CTA, Stats, dim3
+from warpsim.engine import MAX_THREADS_PER_CTA, Stats, dim3, young_gc
 from warpsim.timing.analysis import _analysed
 from warpsim.timing.choice import WarpChoice, _max_ready
 
@@ -821,5 +821,6 @@ def run_grid_timed(program, grid, block, launch, params=None, max_steps=None, re
     if launch.cluster_dims != (1, 1, 1):  # the CTAs of a cluster run together (warpsim.timing.tcgen05)
         from warpsim.timing.tcgen05 import ClusterTimedEngine as cls
     eng = cls(program, launch, params, record, max_steps)
-    stats = eng.run_grid(grid, block)
+    with young_gc():
+        stats = eng.run_grid(grid, block)
     return stats, eng.tl
