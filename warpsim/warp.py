@@ -300,7 +300,7 @@ class Warp:
         idx = self.program.labels.get(target)
         if idx is None:
             self._error(f"branch to undefined label '{target}'")
-        self._taken = (taken & self.active) if taken is not True else self.active
+        self._taken = self.active if taken is True or taken is self.active else taken & self.active
         self._target = idx
 
     def exit(self) -> None:

@@ -738,11 +738,12 @@ class TimedEngine(WarpChoice):
                     if ow.st_read > sp.st_until:
                         sp.st_until = ow.st_read
         if self.t_xw and len(sp.warps) > 1:
-            fl = [x for x in sp.tflight if x[0] > t]
-            n = 0
-            for x in fl:
-                if x[1] is not tw:
-                    n += 1
+            fl, n = [], 0
+            for x in sp.tflight:  # the ops still in flight at t, and how many are other warps'
+                if x[0] > t:
+                    fl.append(x)
+                    if x[1] is not tw:
+                        n += 1
             done += self.t_xw * n
             fl.append((done, tw))
             sp.tflight = fl
