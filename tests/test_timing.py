@@ -12,12 +12,11 @@ and for the configurations it does not yet get there assert the honest bound it 
   (``tensor_sharing.aging_nonyield``); the model starves it too, but the other three run a little slower
   than on the H100 (16 warps 5-6 % long; 13 warps within 3 %);
 * the emulated forms run ptxas's SASS of the loop (warpsim.timing.sass_sim); known misses: the sparse fp8
-  ILP 8 kernel (1 warp, 7 % short a trip and 17 % at reps 4: its first trip costs 30,000 cycles more than
-  the first touch of its spill frame), the e4m3 reps-4 runs at ILP >= 2 (20-34 % short: recorded in the
-  slow state of the first launches of a module, see ``test_emulated_forms_within_bounds``), two warps per
-  sub-partition of sp_s4_k64 at ILP 1 (the H100 runs them at 1.40 or 1.53 x one warp depending on the other
-  sub-partitions, the replay at 1.49 x: 6 % long) and of dense_s4_k64 at ILP 4 (8 % long), and the spill
-  frames of several sparse fp8 warps competing for the L1 (ILP 4, 8 warps: 8-10 % long);
+  ILP 8 kernel (1 warp, 7 % short a trip and 18-19 % at reps 4: its first trip costs 30,000 cycles more than
+  the first touch of its spill frame, in every launch, warm-up or not: traces/h100/timing_warmup.json), two
+  warps per sub-partition of sp_s4_k64 at ILP 1 (the H100 runs them at 1.40 or 1.53 x one warp depending on
+  the other sub-partitions, the replay at 1.49 x: 6 % long) and of dense_s4_k64 at ILP 4 (8 % long), and the
+  spill frames of several sparse fp8 warps competing for the L1 (ILP 4, 8 warps: 9-10 % long);
 * the L1-carveout runs (``traces/h100/l1_carveout.json``: the L1 shrunk to 124..28 KB) replayed by
   ``warpsim.timing.l1_carveout``: the replay's slowdown at each L1 size within 1.6 x of the H100's, with
   the LRU misses named in ``test_l1_carveout_replay``.
@@ -146,25 +145,22 @@ def test_trips_kernels_within_bounds():
 
 
 def test_emulated_forms_within_bounds():
-    """One warp: ptxas's SASS of each kernel's loop (sass_sim) within 5 % at ILP 1, 2 and 4; the sparse fp8
-    ILP 8 kernel within 8 % a trip (reps 32) and 18 % at reps 4 (e5m2). The e4m3 reps-4 runs at ILP >= 2 were
-    recorded in a slow state of the GPU: per-trip clocks of the same kernels (H100, this project,
-    traces/h100/trips/sp_fp8_trips.json) give e4m3's first trips for e5m2 in the first two launches after
-    loading the module and e5m2's for e4m3 after it; the model gives the fast state's."""
+    """One warp: ptxas's SASS of each kernel's loop (sass_sim) within 5 % at ILP 1, 2 and 4 (the sparse fp8
+    traces recorded after a warm-up pass, ``capture.py --timing-warmup runs``: without it the e4m3 reps-4 runs
+    at ILP >= 2 were 20-34 % longer, traces/h100/timing_warmup.json); the sparse fp8 ILP 8 kernel within 8 %
+    a trip (reps 32) and 19 % at reps 4 (its first trip, as long with warm-up as without)."""
     res = {}
     for name in EMULATED:
         res[name] = replay_timing(_trace(name), name, "sm_90a", configs=ONE_WARP)
     allr = [g for r in res.values() for g in r]
     print("\n" + error_table(allr))
     fp8 = ("sp_e4m3_k64_f32", "sp_e5m2_k64_f32")
-    slow = [g for g in res["sp_e4m3_k64_f32"] if g.name.endswith("reps4") and "ilp1 " not in g.name]
-    ilp8 = [g for n in fp8 for g in res[n] if " ilp8 " in g.name and g not in slow]
-    exact = [g for g in allr if g not in slow + ilp8]
+    ilp8 = [g for n in fp8 for g in res[n] if " ilp8 " in g.name]
+    exact = [g for g in allr if g not in ilp8]
     assert max(_errors(exact)) <= 0.05, error_table(exact)
     assert np.median(_errors(exact)) <= 0.02
     assert max(e for g, e in zip(ilp8, _errors(ilp8)) if g.name.endswith("reps32")) <= 0.08
-    assert max(_errors(ilp8)) <= 0.18
-    assert max(_errors(slow)) <= 0.35
+    assert max(_errors(ilp8)) <= 0.19
 
 
 def test_emulated_multiwarp_within_bounds():
@@ -172,7 +168,8 @@ def test_emulated_multiwarp_within_bounds():
     L1 for the spill frames, a non-yielding FADD/BRA keeping its sub-partition) within 5 %, except sp_s4_k64
     with 2 warps per sub-partition at ILP 1 (two settle at 1.40 or 1.53 x one warp on the H100, 1.49 x in the
     replay: 6.3 % long), dense_s4_k64 at 2 warps per sub-partition at ILP 4 (7.9 % long), and the sparse fp8
-    forms at ILP 4 with 8 warps (the spill frames evict each other: 7.6-9.7 % long)."""
+    forms at ILP 4 with 8 warps (the spill frames evict each other: 8.6-10.1 % long; these L1-bound runs differ
+    by up to 9 % between two recordings, traces/h100/timing_warmup.json)."""
     res = []
     for name in EMULATED:
         res += replay_timing(_trace(name), name, "sm_90a", configs=MULTI)
@@ -183,7 +180,7 @@ def test_emulated_multiwarp_within_bounds():
     exact = [g for g in res if g not in missed]
     assert len(missed) == len(known)
     assert max(_errors(exact)) <= 0.05, error_table(exact)
-    assert max(_errors(missed)) <= 0.10
+    assert max(_errors(missed)) <= 0.11
 
 
 def test_nonyield_fadd_bra_keep_the_subpartition():

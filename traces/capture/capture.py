@@ -284,11 +284,19 @@ def timing_input(spec, rng):
     return np.concatenate(cols, axis=1).astype(np.uint32)
 
 
-def timing_trace(spec, rng, dry, dev, out: Path, quick=False):
-    name, opcode, na, nb, nc, sparse, famname, t = spec
-    ptx_path = HERE / "kernels" / f"timing_{name}.ptx"
-    inp = timing_input(spec, rng)
-    runs = []  # (ilp, warps, reps, repeat)
+TIMING_WARMUPS = {
+    "none": "no launch before the recorded ones (the default; how the bundled timing traces were recorded "
+            "unless their meta.warmup says otherwise)",
+    "kernels": "each kernel <name>_ilp1..8 of the module launched once (one warp, the longer reps) before the "
+               "recorded launches",
+    "runs": "the whole run list launched once, unrecorded in start/end, before the recorded launches (the "
+            "pass's clocks are kept in warmup_start/warmup_end, its runs in warmup_run_*)",
+}
+
+
+def timing_runs(quick=False):
+    """The recorded launches, in order: (ilp, warps, reps, repeat)."""
+    runs = []
     reps_pair = (4, 32) if not quick else (2, 4)
     for ilp in range(1, TIMING_MAX_ILP + 1):
         for reps in reps_pair:
@@ -298,12 +306,36 @@ def timing_trace(spec, rng, dry, dev, out: Path, quick=False):
         for w in (range(1, 17) if not quick else (2, 16)):
             for rep in range(2):
                 runs.append((ilp, w, reps_pair[1], rep))
-    R = len(runs)
+    return runs, reps_pair
+
+
+def timing_trace(spec, rng, dry, dev, out: Path, quick=False, warmup="none", input_from=None):
+    """warmup: a key of TIMING_WARMUPS. input_from: a folder of timing traces whose ``input`` array is used
+    instead of a new one (rng is advanced the same either way), e.g. to re-record a bundled trace."""
+    name, opcode, na, nb, nc, sparse, famname, t = spec
+    ptx_path = HERE / "kernels" / f"timing_{name}.ptx"
+    inp = timing_input(spec, rng)
+    input_note = "new (timing_input from the run's rng)"
+    if input_from:
+        src = Path(input_from) / f"{name}.npz"
+        old = tracefile.read_trace(src).arrays["input"]
+        if old.shape != inp.shape or old.dtype != inp.dtype:
+            raise RuntimeError(f"{src}: input {old.shape} {old.dtype}, expected {inp.shape} {inp.dtype}")
+        inp = np.array(old)
+        input_note = f"copied from {src.name} of --timing-input-from ({input_from})"
+    if warmup not in TIMING_WARMUPS:
+        raise ValueError(f"warmup {warmup!r}: one of {sorted(TIMING_WARMUPS)}")
+    runs, reps_pair = timing_runs(quick)
+    warm = {"none": [], "kernels": [(i, 1, reps_pair[1], 0) for i in range(1, TIMING_MAX_ILP + 1)],
+            "runs": list(runs)}[warmup]
+    R, W = len(runs), len(warm)
     start = np.zeros((R, 16), np.uint64)
     end = np.zeros((R, 16), np.uint64)
     smid = np.zeros((R, 16), np.uint32)
+    wstart, wend = np.zeros((W, 16), np.uint64), np.zeros((W, 16), np.uint64)
     t0 = time.time()
     clocks_before = smi_clocks() if not dry else {}
+    clocks_after_warmup = {}
     if not dry:
         mod = module(ptx_path)
         d_in = cp.asarray(inp)
@@ -311,11 +343,19 @@ def timing_trace(spec, rng, dry, dev, out: Path, quick=False):
         d_sm = cp.zeros(16, cp.uint32)
         d_sink = cp.zeros(16 * 32 * nc, cp.uint32)
         funcs = {ilp: mod.get_function(f"{name}_ilp{ilp}") for ilp in range(1, TIMING_MAX_ILP + 1)}
-        for i, (ilp, w, reps, _rep) in enumerate(runs):
+
+        def launch(ilp, w, reps):
             d_s.fill(0), d_e.fill(0), d_sm.fill(0)
             funcs[ilp]((1,), (32 * w,), (d_in, d_s, d_e, d_sm, d_sink, np.int32(reps)))
             sync()
-            start[i], end[i], smid[i] = cp.asnumpy(d_s), cp.asnumpy(d_e), cp.asnumpy(d_sm)
+            return cp.asnumpy(d_s), cp.asnumpy(d_e), cp.asnumpy(d_sm)
+
+        for i, (ilp, w, reps, _rep) in enumerate(warm):
+            wstart[i], wend[i], _ = launch(ilp, w, reps)
+        if warm:
+            clocks_after_warmup = smi_clocks()
+        for i, (ilp, w, reps, _rep) in enumerate(runs):
+            start[i], end[i], smid[i] = launch(ilp, w, reps)
     else:
         for i, (ilp, w, reps, _rep) in enumerate(runs):
             start[i, :w] = 1000
@@ -324,6 +364,10 @@ def timing_trace(spec, rng, dry, dev, out: Path, quick=False):
     runs_a = np.array(runs, np.int32)
     arrays = {"start": start, "end": end, "smid": smid, "run_ilp": runs_a[:, 0], "run_warps": runs_a[:, 1],
               "run_reps": runs_a[:, 2], "run_repeat": runs_a[:, 3], "input": inp}
+    if warm:
+        warm_a = np.array(warm, np.int32)
+        arrays.update(warmup_start=wstart, warmup_end=wend, warmup_run_ilp=warm_a[:, 0],
+                      warmup_run_warps=warm_a[:, 1], warmup_run_reps=warm_a[:, 2])
     kernels = [{"name": f"{name}_ilp{i}", "ilp": i} for i in range(1, TIMING_MAX_ILP + 1)]
     meta = {
         "opcode": opcode, "sparse": sparse, "family": famname, "input_type": t, "unroll": TIMING_UNROLL,
@@ -335,7 +379,9 @@ def timing_trace(spec, rng, dry, dev, out: Path, quick=False):
                 "lane 0 of warp w writes t_start[w], t_end[w], smid[w]. One CTA of 32*run_warps threads. "
                 "Row r of start/end/smid holds warps 0..run_warps[r]-1 (rest 0). run_repeat 0 is the first "
                 "launch of that configuration."),
-        "clocks_before": clocks_before, "clocks_after": clocks_after, "dry_run": bool(dry),
+        "warmup": warmup, "warmup_how": TIMING_WARMUPS[warmup], "warmup_launches": W, "input_source": input_note,
+        "clocks_before": clocks_before, "clocks_after_warmup": clocks_after_warmup, "clocks_after": clocks_after,
+        "dry_run": bool(dry),
     }
     launch = {"grid": [1, 1, 1], "block": "32*run_warps", "params": ["in", "t_start", "t_end", "smid", "sink",
                                                                      "reps"]}
@@ -407,6 +453,11 @@ def main(argv=None):
     ap.add_argument("--traps", action="store_true", help="run the f16 k32 f32 selector 2/3 kernels, one process each")
     ap.add_argument("--cubin-check", default=None, help="folder of ptxas-built cubins: rerun the f8 family from "
                                                         "them and compare D with the PTX-JIT run")
+    ap.add_argument("--timing-warmup", default="none", choices=sorted(TIMING_WARMUPS),
+                    help="launches before each timing trace's recorded ones: " +
+                         "; ".join(f"{k}: {v}" for k, v in TIMING_WARMUPS.items()))
+    ap.add_argument("--timing-input-from", default=None, metavar="DIR",
+                    help="take each timing trace's input array from DIR/<name>.npz (re-recording a trace)")
     ap.add_argument("--dry-run", action="store_true", help="no GPU: generate inputs, random D (size/logic check)")
     ap.add_argument("--trap-child", default=None, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
@@ -465,8 +516,9 @@ def main(argv=None):
     if not args.skip_timing:
         for spec in TIMING:
             if want(spec[0]):
-                attempt(f"timing {spec[0]}", lambda spec=spec: timing_trace(spec, rng, args.dry_run, dev_public, out,
-                                                                            quick=args.quick))
+                attempt(f"timing {spec[0]}", lambda spec=spec: timing_trace(
+                    spec, rng, args.dry_run, dev_public, out, quick=args.quick, warmup=args.timing_warmup,
+                    input_from=args.timing_input_from))
 
     if args.cubin_check and not args.dry_run:
         attempt("cubin check f8", lambda: cubin_check(Path(args.cubin_check), out))

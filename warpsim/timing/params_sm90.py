@@ -268,7 +268,8 @@ TABLE = {
             # XOR-folded: the hardware's hash is not known, a plain modulo leaves 6 warps 18 % short): fill
             # latency on a hit fitted with SHFL above (190..1744 LDL a trip at ILP 2..8); the latency of a
             # miss and one fill every 4 cycles to T/sp_e*m*_k64_f32:ilp4 with 2..16 warps (a frame of 601
-            # lines a warp: 2 fit, 3 and more evict each other; 16 warps 3.85 x one) and to the first trips:
+            # lines a warp: 2 fit, 3 and more evict each other; 16 warps 3.85 x one, 3.92 x in the re-recording
+            # after a warm-up pass, traces/h100/timing_warmup.json) and to the first trips:
             # per-trip clocks of the same kernels (traces/h100/trips/sp_fp8_trips.json) have every trip but
             # the first the same to the cycle, the first (with the prologue) 400 / 2125 / 8800 cycles longer
             # at ILP 1 / 2 / 4 (model: first touch of the frame, its stores too, 206 / 1610 / 7000 + prologue)
