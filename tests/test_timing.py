@@ -7,10 +7,6 @@ covers every trace file and every kind of configuration (one warp at ILP 1/2/4/8
 warps at ILP 1 and 4), assert the 5 % bound (and a median of at most 2 %) on those the model gets within it,
 and for the configurations it does not yet get there assert the honest bound it reaches, separately:
 
-* 4 warps on each sub-partition at ILP 4 on the dense pipe with f32 accumulators: the H100 starves the
-  lowest warp of each sub-partition in loops where ptxas left a non-yielding non-tensor instruction
-  (``tensor_sharing.aging_nonyield``); the model starves it too, but the other three run a little slower
-  than on the H100 (16 warps 5-6 % long; 13 warps within 3 %);
 * the emulated forms run ptxas's SASS of the loop (warpsim.timing.sass_sim); known misses: the sparse fp8
   ILP 8 kernel (1 warp, 7 % short a trip and 18-19 % at reps 4: its first trip costs 30,000 cycles more than
   the first touch of its spill frame, in every launch, warm-up or not: traces/h100/timing_warmup.json), two
@@ -91,15 +87,17 @@ def test_dense_f32_four_warps_per_subpartition_starve_slot0():
     """The recorded dense f32-accumulator ILP4 kernels leave the non-yielding UISETP + PLOP3 among the HMMAs
     of their loop (the variants of traces/h100/arbitration.json that share fairly have a yielding ISETP
     there): the H100 and the model (``tensor_sharing.aging_nonyield``) pass over the lowest warp of each
-    sub-partition until the other three finish. 13 warps within 5 %; known miss: with 16 warps the other
-    three run a little slower than on the H100 (5-6 % long)."""
+    sub-partition until the other three finish, and give it no turn at their loop ends either
+    (``aging_cap``: without it the model's slot 0 took ~6 tensor ops a trip there and 16 warps ran 5-6 %
+    long). 13 and 16 warps within 3 %; the other twelve warps' mean within 3 % of the H100's."""
     for name in ("dense_f16_k16_f32", "dense_tf32_k8_f32"):
         res = replay_timing(_trace(name), name, "sm_90a", configs=FOUR_PER_SP)
         print("\n" + error_table(res))
-        assert all(g.simulated_cycles > g.measured_cycles for g in res)
-        assert max(_errors(res[:1])) <= 0.05 and max(_errors(res[1:])) <= 0.065
-    for d in _per_warp("dense_f16_k16_f32", 4, 16):
+        assert max(_errors(res)) <= 0.03
+    sim, hw = _per_warp("dense_f16_k16_f32", 4, 16)
+    for d in (sim, hw):
         _assert_slot0_starved(d, 1.2)
+    assert abs(np.mean(sim[4:]) / np.mean(hw[4:]) - 1) <= 0.03
 
 
 def _assert_slot0_starved(d, factor):

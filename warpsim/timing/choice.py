@@ -4,7 +4,9 @@
 ``_pick`` takes the warp whose next instruction (or emulated stage) can issue first, in round-robin order
 from the slot after the last one that issued, by the table's ``issue.policy`` (``greedy-lrr``: the warp
 that issued last goes on while it can issue first), except that a warp whose tensor op has waited
-``tensor_sharing.aging`` cycles for the pipe goes first, the highest slot first (``_aged``). A warp's
+``tensor_sharing.aging`` cycles for the pipe goes first, the highest slot first (``_aged``; with
+``aging_nonyield``, only while it has waited at most ``aging_cap``: the H100 gives a long-starved warp no
+turn while the others keep the pipe). A warp's
 earliest cycle is the latest of: the cycle after its last issue, its operands' ready cycles (the
 scoreboard), its unit's next free cycle (plus a switch cost on the tensor pipe after another warp's op),
 and for a branch its warp's tensor drain, its predicate and its block's store read. The part that depends
@@ -44,8 +46,8 @@ class WarpChoice:
             return tw, (t if t > sp.t_issue else sp.t_issue)
         best, bt = None, _INF
         last, t_last = sp.last, _INF
-        aged = []  # (warp, cycle) of those whose next single tensor op has waited ``aging`` cycles for the pipe
-        aging = self.t_aging
+        aged = []  # (warp, cycle) of those whose next single tensor op has waited ``aging`` (to ``cap``) cycles
+        aging, cap = self.t_aging, self.t_aging_cap
         earliest = self._earliest
         units, smunits, tlast = sp.units, sp.smo.units, sp.tlast
         fresh, switch = self.t_fresh, self.switch_cost
@@ -69,7 +71,7 @@ class WarpChoice:
             else:
                 t, since, loc = earliest(tw, sp)
             local = local and loc
-            if since is not None and aging and t - since >= aging:
+            if since is not None and aging and aging <= t - since <= cap:
                 aged.append((tw, t))
             if t < bt:
                 best, bt = tw, t

@@ -7,7 +7,8 @@ Structure (no per-lane or per-cycle work):
   instruction per cycle. Which ready warp it takes is the table's ``issue.policy`` (see ``_pick``), except
   that warps whose tensor op has waited ``tensor_sharing.aging`` cycles for the pipe go first, the highest
   warp slot first (``_aged``; ``aging_nonyield`` in a native kernel whose loop ptxas left a non-tensor
-  instruction without the yield flag, ``warpsim.timing.sass_profile.nonyield_loop``).
+  instruction without the yield flag, ``warpsim.timing.sass_profile.nonyield_loop``; there only while it has
+  waited at most ``aging_cap`` cycles: a warp passed over longer gets no precedence until it issues).
 * A warp issues in **ptxas order** (:mod:`warpsim.timing.sched`: loads sunk into the block that uses them,
   parameter loads and ALU work next to their use, loads hoisted), in order. An instruction waits for the
   registers it reads (a scoreboard: a register is ready when the instruction that last wrote it
@@ -190,8 +191,10 @@ class TimedEngine(WarpChoice):
         self.t_switch = float(shr.get("switch", 0.0))
         self.t_xw = float(shr.get("inflight_other", 0.0))
         self.t_aging = float(shr.get("aging", 0.0))
+        self.t_aging_cap = _INF
         if "aging_nonyield" in shr and self._nonyield_loop(program, params):
             self.t_aging = float(shr["aging_nonyield"])
+            self.t_aging_cap = float(shr.get("aging_cap", _INF))
         self.t_fresh = float(shr.get("switch_fresh", 0.0))
         self.switch_regs = int(shr.get("switch_regs", 0))
         self.switch_cost = self._switch_costs()

@@ -104,8 +104,28 @@ TABLE = {
         # schedule its head differently, not because of the warps' arrival; P/ of ``arbitration.py
         # --ptx-only``). Not modelled: with the rec instructions the H100 does not always pass slot 0 over
         # entirely (A/dense_f16_k16_f32 rec, warps 16: slot 0 runs 1344 cycles a trip, the others 672).
+        # ``aging_cap``: with ``aging_nonyield`` a warp keeps that precedence only while it has waited at most 40
+        # cycles; one passed over longer than that has none (the issue ``policy`` alone) until it issues. The
+        # H100 gives a long-starved warp no turn while the others keep the pipe: T/trips_dense_f16_k16_f32
+        # ilp4 warps 16 (per-trip clocks), launch 0: warps 4 and 8 alternate alone (~420 cycles a trip, 2 x
+        # 32 x 6 + loop end; each waits 11 between turns) from cycle ~200 to ~3,000 while warps 0 and 12 wait
+        # (12's first trip ends at 3,460; warps 1/13 the same beside 5/9), and at 16 warps the starved slot 0
+        # takes almost nothing until the other three finish (T/dense_{f16,bf16}_k16_f32, s8_k32,
+        # tf32_k8_f32:ilp4 warps 16: the others end at 18,020..19,170, 3 x 1024 x 6 = 18,432 plus their start;
+        # slot 0 runs 6,320..6,745 cycles after the last of its sub-partition's others, one warp alone 6,802 --
+        # at most ~70 of its 1,024 tensor ops came before). Without the cap the replay's slot 0
+        # wins each drain at the others' loop ends as the only aged warp (182 tensor ops in the first 18,000
+        # cycles; with it 32, 11 of them at its start) and those runs were 5.1-5.9 % long (now within
+        # 2.3 %; 13..15 warps from 2.5..5.0 % to 1.1..1.8 %). Lower bound: the rotating warps
+        # of the ii-8 k32 loops wait up to 31 (4 x 8 - 1) at a loop end (cap 25: T/sp_f16_k32_f32,
+        # sp_s8_k64:ilp4 warps 16 6.5 % long; 30: warps 13 3 % short; 32..100 the same within 0.1 %); upper:
+        # 300 lets slot 0 back in at the loop ends (T/trips_dense_f16_k16_f32:ilp4 warps 16 3.9 % long, 1.7 %
+        # at 40). Only the non-yielding loops have the evidence, so only they have the cap; the yielding ones
+        # share fairly and need none (a cap of 26 there starves a warp the H100 serves, T/sp_f16_k16_f32:ilp4
+        # warps 16 16 % short; with 40, T/sp_f16_k16_f32, sp_s8_k32, dense_f16_k16_f16:ilp4 warps 13, 16 run
+        # exactly as without it).
         "tensor_sharing": {"switch": 0.5, "switch_regs": 4, "switch_fresh": 16.0, "inflight_other": 0.75,
-                           "aging": 20.0, "aging_nonyield": 17.0},
+                           "aging": 20.0, "aging_nonyield": 17.0, "aging_cap": 40.0},
         # bar.sync: last arrival -> next issue [lit: ~20-cycle CTA barrier on Volta..Hopper microbenchmarks]
         "barrier": 20.0,
     },
