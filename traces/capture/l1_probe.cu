@@ -44,10 +44,15 @@ __device__ __forceinline__ unsigned timed_ldl_lu(unsigned a, unsigned& acc) {
 template <int PAD>
 __device__ __forceinline__ void body(const unsigned* __restrict__ seq, int n, unsigned* gbase, int nl, unsigned thr,
                                      unsigned long long* out) {
-  if (threadIdx.x >= 32) return;  // other warps only shape the launch (carveout choice)
+  // nl: lanes (bits 0-7); bit 8: every warp runs the sequence (its own local frame; global lines offset by
+  // warp x the stride in bits 9-20), else the other warps only shape the launch (the carveout choice)
+  const unsigned warp = threadIdx.x >> 5;
+  const bool all = (nl >> 8) & 1;
+  const unsigned wstride = all ? warp * ((unsigned)nl >> 9) : 0u;
+  if (!all && warp) return;
   unsigned loc[LOCW];
   const unsigned lane = threadIdx.x & 31;
-  const bool on = lane < (unsigned)nl;
+  const bool on = lane < ((unsigned)nl & 255u);
   const unsigned lbase = (unsigned)__cvta_generic_to_local(&loc[0]);
   unsigned acc = 0, r = 0;
   unsigned long long mask = 0, cnt = 0, sum = 0;
@@ -66,7 +71,7 @@ __device__ __forceinline__ void body(const unsigned* __restrict__ seq, int n, un
     unsigned off = e & 0x3fffffu, op = (e >> 22) & 15u;
     unsigned lat = 0;
     if (on) {
-      unsigned* g = gbase + off * 8u + lane;
+      unsigned* g = gbase + (off + 4u * wstride) * 8u + lane;
       unsigned la = lbase + off * 4u;
       switch (op) {
         case LDG: lat = timed_ldg(g, acc); break;
@@ -92,12 +97,13 @@ __device__ __forceinline__ void body(const unsigned* __restrict__ seq, int n, un
     }
     e = nx;
   }
-  out[lane * 6 + 0] = mask;
-  out[lane * 6 + 1] = cnt;
-  out[lane * 6 + 2] = sum;
-  out[lane * 6 + 3] = mn;
-  out[lane * 6 + 4] = mx;
-  out[lane * 6 + 5] = acc;
+  const unsigned o = (warp * 32 + lane) * 6;
+  out[o + 0] = mask;
+  out[o + 1] = cnt;
+  out[o + 2] = sum;
+  out[o + 3] = mn;
+  out[o + 4] = mx;
+  out[o + 5] = acc;
 }
 
 #define ARGS const unsigned* __restrict__ seq, int n, unsigned* gbase, int nl, unsigned thr, unsigned long long* out

@@ -11,7 +11,9 @@ until the end, the sequence is read with `ld.global.cg`, so only the probed acce
 The calls made (2026-11-22): --stage 12 (calibration, sectors, conflict scans, capacity against S; its later
 rows are void, see HOW), --stage 3 (the fp8 kernels' registers, capacity against the launch's shape, miss
 bitmaps, local and random-address capacity, eviction scans, stores), --stage 4 (eviction scans repeated with
-one sequence buffer, local capacity repeated, 4-line granule conflicts).
+one sequence buffer, local capacity repeated, 4-line granule conflicts), --stage 5 (every warp of a CTA of
+1-16 streams its own frame of 196 / 622 / 1,428 lines, the fp8 kernels' ILP 2 / 4 / 8 spill frames, four
+passes, local and global; each configuration launched twice in a row).
 
 Stage 1: a load's hit/miss latency, sector and line size; the capacity (lines of 128 B that a sequential
 re-read still hits) for every dynamic shared-memory request of traces/capture/l1_carveout.py, global and
@@ -56,7 +58,7 @@ class Cupy:
         self.mods = {}
         self.cubin = cubin
         self.g = cp.zeros(48 << 20, cp.uint32)  # 192 MB of zeros
-        self.out = cp.zeros(32 * 6, cp.uint64)
+        self.out = cp.zeros(32 * 32 * 6, cp.uint64)
         self.fixed = None  # a preallocated sequence buffer (one address for every launch) when set
         self.thr = 100
 
@@ -85,7 +87,10 @@ class Cupy:
         f((1,), (threads,), (s, np.int32(len(seq)), self.g, np.int32(nl), np.uint32(self.thr), self.out),
           shared_mem=smem * 1024)
         cp.cuda.Device().synchronize()
-        return decode(cp.asnumpy(self.out).reshape(32, 6), seq)
+        o = cp.asnumpy(self.out).reshape(32, 32, 6)
+        if nl & 256:
+            return [decode(o[w], seq) for w in range(threads // 32)]
+        return decode(o[0], seq)
 
 
 class Mock:
@@ -94,6 +99,8 @@ class Mock:
         self.kb, self.ways, self.hit, self.miss, self.thr = kb, ways, hit, miss, 100
 
     def run(self, seq, smem=0, nl=32, threads=32, variant="plain"):
+        if nl & 256:
+            return [self.run(seq, smem, 32, 32, variant)] * (threads // 32)
         kb = {0: 256, 16: 28, 32: 28, 48: 60, 64: 60, 80: 92, 96: 60, 112: 28, 128: 124}.get(smem, 92)
         nsets = kb * 8 // self.ways
         sets = [[] for _ in range(nsets)]
@@ -507,6 +514,26 @@ def stage4(dev, res, out):
     save()
 
 
+def stage5(dev, res, out):
+    """Call 5: every warp of the CTA streams its own frame of F lines (local: its own local memory; global:
+    F lines apart), four passes; the misses of each pass per warp (the spill frames' competition without
+    the compute)."""
+    t0 = time.time()
+    rows = []
+    for op, f, ws in ((LDL, 622, (1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 16)), (LDG, 622, (1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 16)),
+                      (LDL, 196, (1, 2, 4, 6, 8, 9, 10, 12, 16)), (LDL, 1428, (1, 2, 3, 4)),
+                      (LDG, 1428, (1, 2, 3, 4))):
+        seq = [ent(i, op, group=p) for p in range(4) for i in range(f)]
+        for w in ws:
+            for rep in range(2):
+                got = dev.run(seq, nl=32 | 256 | (f << 9), threads=32 * w)
+                rows.append({"op": op, "frame": f, "warps": w, "rep": rep,
+                             "miss": [[g["groups"][p]["miss"] for p in range(4)] for g in got]})
+        print("frames", op, f, [(r["warps"], [m[3] for m in r["miss"]]) for r in rows if r["op"] == op and r["frame"] == f and r["rep"] == 0], f"{time.time() - t0:.1f}s", flush=True)
+    res["frames"] = rows
+    (out / "l1_probe_stage5.json").write_text(json.dumps(res, separators=(",", ":")))
+
+
 def device(out: Path, cubin: str, stage: int, mock: bool = False, geom: dict | None = None, thr: int = 100):
     geom = geom or {}
     dev = Mock() if mock else Cupy(cubin)
@@ -523,6 +550,10 @@ def device(out: Path, cubin: str, stage: int, mock: bool = False, geom: dict | N
         print("capacity done", f"{time.time() - t0:.1f}s", flush=True)
         out.mkdir(parents=True, exist_ok=True)
         (out / "l1_probe_stage1.json").write_text(json.dumps(res, separators=(",", ":")))
+    if stage == 5:
+        out.mkdir(parents=True, exist_ok=True)
+        stage5(dev, res, out)
+        return
     if stage == 4:
         out.mkdir(parents=True, exist_ok=True)
         stage4(dev, res, out)
@@ -598,6 +629,8 @@ def to_json(src: Path):
         "evict_scan": s3["evict_scan"] + s4["evict_scan_fixed"], "stores_reuse": s3["stores_reuse"],
         "granule_sets": s4["granule_sets"],
     }
+    if (src / "l1_probe_stage5.json").exists():
+        doc["frames"] = json.loads((src / "l1_probe_stage5.json").read_text())["frames"]
     path = REPO / "traces" / "h100" / "l1_probe.json"
     path.write_text(json.dumps(doc, separators=(",", ":")) + "\n")
     print(path, path.stat().st_size)

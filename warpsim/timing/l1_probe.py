@@ -17,9 +17,16 @@ load (a load slower than 100 cycles missed the L1). What the runs show:
 * stores allocate (64 lines stored then loaded: no miss; 200 stored lines evict 150 loaded ones), a line
   re-read or stored before 100 new lines survive more often than one not touched again (hits promote);
 * the outcome of a run depends on the launches before it (the same sequence, run twice in a row, evicts a
-  line at different N, and a repeat of the whole series repeats the same pattern), so some replacement
-  state outlives the kernel's invalidation of the lines; `ld.local.lu` compiles to a plain LDL (ptxas drops
-  the .lu), so what LDL.LU does was not measured.
+  line at different N, and a repeat of the whole series repeats the same pattern): replacement state
+  outlives the kernel, and so do lines of local memory (a warp's 196-line frame, launched again, hits in its
+  first pass; a 1,428-line frame of one warp stays whole in one launch and misses 1,416 of 1,428 a pass in the
+  next); `ld.local.lu` compiles to a plain LDL (ptxas drops the .lu), so what LDL.LU does was not measured;
+* every warp streaming its own local frame (:func:`frames`): two warps of 622 lines (the ILP 4 spill
+  frame; 1,244 lines of a 1,792-line L1) already miss 46-121 lines a pass where two global frames miss none,
+  four miss 143-616 each, and from 7 warps the first four keep 20-40 % of theirs while the later ones miss
+  every line: thrash-resistant insertion (a BIP-like cache of 1,344 lines, 4-way, matches these runs within
+  9 % of a frame on average; LRU does not), but that cache makes the recorded ILP 4 kernels with 3-16 warps
+  run 10-100 % long in the replay (their LDL.LU fills and access order are not these passes).
 
 :func:`replay` runs the sequential scans through ``sass_sim``'s cache with the model's L1 options.
 
@@ -104,6 +111,39 @@ def replay(l1: dict | None = None, doc: dict | None = None, lo: float = 0.9, hi:
                                          sass_sim.HASHES[l1["hash"]]) < 0
                 miss.append(m)
             rows.append({"l1_kb": kb, "lines": n, "h100": r["miss"][1:], "model": miss[1:]})
+    return rows
+
+
+def frames(l1: dict | None = None, doc: dict | None = None, op: int = 2, sizes=(196, 622),
+           warps=None) -> list[dict]:
+    """The frame runs (every warp of a CTA streams its own frame of F lines four times; op 2: local memory,
+    0: global) beside ``sass_sim``'s cache fed the same passes, the warps' accesses interleaved one by one
+    (frames one after another in line space, as ``sass_sim`` lays out spill frames): the last pass's misses
+    per warp, the H100's the mean over warps and its two launches."""
+    from warpsim.timing import sass_sim
+    doc = doc or load()
+    l1 = dict({"lines": 1792, "ways": 4, "policy": "lru", "hash": "fold", "local": 1.0}, **(l1 or {}))
+    got = {}
+    for r in doc["frames"]:
+        if r["op"] == op and r["frame"] in sizes and (warps is None or r["warps"] in warps):
+            got.setdefault((r["frame"], r["warps"]), []).append([m[3] for m in r["miss"]])
+    rows = []
+    for (f, w), reps in sorted(got.items()):
+        lines = int(int(l1["lines"]) * float(l1["local"]))
+        sets, ways = max(lines // int(l1["ways"]), 1), int(l1["ways"])
+        tags = -np.ones((sets, ways), np.int64)
+        stamp = np.zeros((sets + 1, ways), np.int64)
+        fill = np.zeros((sets, ways), np.int64)
+        use, last = 0, np.zeros(w, np.int64)
+        for p in range(4):
+            for i in range(f):
+                for k in range(w):
+                    use += 1
+                    m = sass_sim._touch(tags, stamp, fill, k * f + i, use, sass_sim.POLICIES[l1["policy"]],
+                                        sass_sim.HASHES[l1["hash"]]) < 0
+                    last[k] += m if p == 3 else 0
+        rows.append({"frame": f, "warps": w, "h100": float(np.mean([np.mean(x) for x in reps])),
+                     "h100_launches": reps, "model": float(last.mean())})
     return rows
 
 
