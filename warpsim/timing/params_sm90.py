@@ -284,8 +284,12 @@ TABLE = {
             # the 24 s4 kernels' 1-warp runs (8..64 calls a trip; reps 4 and 32: within 2.1 %, median 0.4 %),
             # BRA to the loop trips of T/dense_e4m3_k32_f32:ilp1..8 (stall counts 86..327, trips 90..334).
             "redirect": {"CALL": 20, "RET": 20, "BRA": 6},
-            # local memory through the SM's 256 KB L1 [lit] (2048 lines of 128 bytes; 4-way sets, the index
-            # XOR-folded: the hardware's hash is not known, a plain modulo leaves 6 warps 18 % short): fill
+            # local memory through the SM's L1: 2048 lines of 128 bytes, 4-way LRU sets, the index XOR-folded
+            # (a plain modulo leaves 6 warps 18 % short), an effective size fitted to the timing table: the
+            # L1 these launches get is 224 KB (1792 lines; 240 KB for 512 threads), measured by
+            # traces/h100/l1_probe.json (warpsim.timing.l1_probe), whose runs show no plain-modulo index,
+            # write-allocate, thrash-resistant insertion and state kept across launches; 1792 LRU lines make
+            # ILP 4 with 4-8 warps 12-37 % long (README, Timing: where it is not yet within 5 %): fill
             # latency on a hit fitted with SHFL above (190..1744 LDL a trip at ILP 2..8); the latency of a
             # miss and one fill every 4 cycles to T/sp_e*m*_k64_f32:ilp4 with 2..16 warps (a frame of 601
             # lines a warp: 2 fit, 3 and more evict each other; 16 warps 3.85 x one, 3.92 x in the re-recording
@@ -297,8 +301,8 @@ TABLE = {
             # (traces/h100/l1_carveout.json, replayed by warpsim.timing.l1_carveout) slow one warp before its
             # frame fills the L1 and less than LRU past it; sass_sim's other policies, set hashes, a usable
             # fraction, write-validate stores and dropping LDL.LU (last-use) lines ("policy", "hash", "local",
-            # "store_miss", "last_use") fit neither those runs and the recorded multi-warp table together, so
-            # the defaults (LRU, fold, 1.0, fetch, keep) stay.
+            # "store_miss", "last_use", "last_use_share"; DIP and "wide" too) fit neither those runs and the
+            # recorded multi-warp table together, so the defaults (LRU, fold, 1.0, fetch, keep) stay.
             "l1": {"lines": 2048, "ways": 4, "line_ii": 1, "hit": 40, "miss": 250, "fill_ii": 4},
             # trips simulated per population of warps: the first (cold L1), then later ones averaged; at least
             # 4, and enough for 20000 instructions a warp (short trips: the warps' phases settle)

@@ -22,6 +22,11 @@ cycle by cycle, with the table's ``emulated["sass"]`` entry:
   ``l1["line_ii"]`` cycles; a fill that hits returns after ``l1["hit"]`` cycles; a line not in the L1 (a
   store's too: write-allocate) is fetched, one every ``l1["fill_ii"]`` cycles, and there ``l1["miss"]``
   cycles later. The L1 starts empty at the loop: the first trip also pays the first touch of every slot.
+  Options, off by default (``traces/h100/l1_probe.json`` measured the L1 itself; none of them fits its runs
+  and the timing table together): ``policy`` (``POLICIES``, DIP among them), ``hash``, ``local`` (a usable
+  fraction), ``store_miss``, ``last_use`` with ``last_use_share`` (the share of LDL.LU that act on their
+  line), ``wide`` (``{"warps": n, "lines": m}``: ``m`` lines when more than ``n`` warps run: a wider CTA gets
+  a larger L1 from the driver's carveout, 240 KB for 512 threads where 32-256 get 224 KB).
 """
 from __future__ import annotations
 
@@ -36,7 +41,11 @@ LOCAL_LOAD, LOCAL_STORE, LOCAL_LOAD_LU = 1, 2, 3
 LAST_USE = {"keep": 0, "evict_first": 1, "invalidate": 2}
 NO_SCOREBOARD = 7
 #: L1 replacement policies and set-index functions (``l1["policy"]``, ``l1["hash"]``)
-POLICIES = {"lru": 0, "random": 1, "bip": 2, "srrip": 3, "plru": 4, "lip": 5, "brrip": 6}
+POLICIES = {"lru": 0, "random": 1, "bip": 2, "srrip": 3, "plru": 4, "lip": 5, "brrip": 6, "dip": 7}
+#: DIP (``l1["policy"] = "dip"``, Qureshi et al., ISCA 2007): every ``DIP_LEADER``-th set is an LRU leader, the
+#: next one a BIP leader; a miss in an LRU leader counts the selector up, one in a BIP leader down, and the
+#: other sets insert as BIP while it is at least half of ``DIP_MAX`` (the selector lives in ``stamp[sets, 0]``)
+DIP_LEADER, DIP_MAX = 32, 1024
 HASHES = {"fold": 0, "mix": 1, "mod": 2}
 
 
@@ -85,13 +94,17 @@ class Loop:
         sp_of = np.array([s for k in range(max(population)) for s in range(len(population))
                           if population[s] > k], np.int64)
         c, a, l1 = self.cfg, self.arrays, self.cfg["l1"]
+        lines = int(l1["lines"])
+        if "wide" in l1 and sum(population) > int(l1["wide"]["warps"]):  # a wider CTA: the driver's carveout
+            lines = int(l1["wide"]["lines"])  # leaves a larger L1 (traces/h100/l1_probe.json)
         trips = max(int(c["trips"]), -(-int(c["instructions"]) // len(a["pipe"])))
         ends = _run(a["pipe"], a["ii"], a["stall"], a["keep"], a["wb"], a["rb"], a["wait"], a["lat"], a["mem"],
                     a["line"], a["nlines"], sp_of, trips, self.frame_lines,
-                    max(int(int(l1["lines"]) * float(l1.get("local", 1.0))) // int(l1["ways"]), 1), int(l1["ways"]),
+                    max(int(lines * float(l1.get("local", 1.0))) // int(l1["ways"]), 1), int(l1["ways"]),
                     int(l1["hit"]), int(l1["miss"]), int(l1["line_ii"]), int(l1["fill_ii"]), int(c["mio_ii"]),
                     int(c["hold"]), POLICIES[l1.get("policy", "lru")], HASHES[l1.get("hash", "fold")],
-                    l1.get("store_miss", "fetch") == "validate", LAST_USE[l1.get("last_use", "keep")])
+                    l1.get("store_miss", "fetch") == "validate", LAST_USE[l1.get("last_use", "keep")],
+                    int(round(1000 * float(l1.get("last_use_share", 1.0)))))
         first = ends[:, 0].astype(float)
         later = (ends[:, -1] - ends[:, 0]) / (trips - 1)
         return [(float(first[sp_of == s].mean()), float(later[sp_of == s].mean())) if n else (0.0, 0.0)
@@ -113,7 +126,7 @@ class SassStage:
 
 @njit(cache=True)
 def _run(pipe, ii, stall, keep, wb, rb, wait, lat, mem, line, nlines, sp_of, trips, frame_lines, sets, ways,
-         hit_lat, miss_lat, line_ii, fill_ii, mio_ii, hold, policy, hsh, validate, last_use):
+         hit_lat, miss_lat, line_ii, fill_ii, mio_ii, hold, policy, hsh, validate, last_use, lu_permille):
     """Cycle of the end of every trip of every warp (``ends[warp, trip]``)."""
     n_ins = pipe.shape[0]
     nw = sp_of.shape[0]
@@ -128,7 +141,7 @@ def _run(pipe, ii, stall, keep, wb, rb, wait, lat, mem, line, nlines, sp_of, tri
     kept = -np.ones(nsp, np.int64)  # the warp that keeps sub-partition s (its last instruction did not yield)
     kept_to = np.zeros(nsp, np.int64)  # ... until this cycle at the latest
     tags = -np.ones((sets, ways), np.int64)
-    stamp = np.zeros((sets, ways), np.int64)
+    stamp = np.zeros((sets + 1, ways), np.int64)  # the last row: policy state of the whole L1 (DIP's selector)
     fill = np.zeros((sets, ways), np.int64)
     l1_free = 0
     fill_free = 0
@@ -170,7 +183,7 @@ def _run(pipe, ii, stall, keep, wb, rb, wait, lat, mem, line, nlines, sp_of, tri
                         got = _set_fill(tags, fill, w * frame_lines + line[i] + j, f + miss_lat, hsh)
                     if mem[i] != LOCAL_STORE and got > ready:
                         ready = got
-                    if mem[i] == LOCAL_LOAD_LU and last_use != 0:
+                    if mem[i] == LOCAL_LOAD_LU and last_use != 0 and _rand(use) % 1000 < lu_permille:
                         _last_use(tags, stamp, w * frame_lines + line[i] + j, policy, hsh, last_use)
             if wb[i] != NO_SCOREBOARD:
                 sb[w, wb[i]] = ready
@@ -256,8 +269,14 @@ def _touch(tags, stamp, fill, ln, use, policy, hsh):
     L1 (it is now, a victim of the set evicted; ``_set_fill`` says when it arrives). ``stamp`` holds the
     policy's state: the last use (LRU, LIP/BIP: an insertion below every other line), the re-reference
     prediction (SRRIP/BRRIP, 0..3), the tree bits in way 0 (PLRU)."""
-    s = _set_of(ln, tags.shape[0], hsh)
+    nsets = tags.shape[0]
+    s = _set_of(ln, nsets, hsh)
     nw = tags.shape[1]
+    if policy == 7:  # DIP: this set's insertion, LIP-like BIP (1) or LRU (0)
+        lead = s % DIP_LEADER
+        bip = 0
+        if lead == 1 or (lead != 0 and stamp[nsets, 0] >= DIP_MAX // 2):
+            bip = 1
     for a in range(nw):
         if tags[s, a] == ln:
             if policy == 3 or policy == 6:
@@ -303,7 +322,20 @@ def _touch(tags, stamp, fill, ln, use, policy, hsh):
                 v = a
         lo = stamp[s, v]
     tags[s, v] = ln
-    if policy == 2 or policy == 5:  # LIP / BIP: in at the LRU end (BIP: 1 in 32 at the MRU end)
+    if policy == 7:
+        if lead == 0 and stamp[nsets, 0] < DIP_MAX - 1:
+            stamp[nsets, 0] += 1
+        elif lead == 1 and stamp[nsets, 0] > 0:
+            stamp[nsets, 0] -= 1
+        if bip == 1 and _rand(use) % 32 != 0:
+            low = use
+            for a in range(nw):
+                if a != v and tags[s, a] >= 0 and stamp[s, a] < low:
+                    low = stamp[s, a]
+            stamp[s, v] = low - 1
+        else:
+            stamp[s, v] = use
+    elif policy == 2 or policy == 5:  # LIP / BIP: in at the LRU end (BIP: 1 in 32 at the MRU end)
         low = use
         for a in range(nw):
             if a != v and tags[s, a] >= 0 and stamp[s, a] < low:
