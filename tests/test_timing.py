@@ -446,7 +446,7 @@ def test_l1_carveout_replay():
     for these launches) the one-warp loops are within 10 % (ILP 8: the
     first-trip miss above). The slowdown at the smaller L1s is not the H100's (the honest bound here):
     the replay's LRU does not slow ILP 2 at 28 KB (frame 195 lines in 224; H100 1.38 x) nor ILP 4 at
-    92 KB (601 in 736; H100 1.27 x), and slows ILP 8 at 92 / 124 KB (1,427 lines) 2.50 / 2.02 x where the
+    92 KB (601 in 736; H100 1.27 x), and slows ILP 8 at 92 / 124 KB (1,427 lines) 2.46 / 1.99 x where the
     H100 takes 1.61 / 1.36 x."""
     from warpsim.timing import l1_carveout
     rows = {(r["ilp"], r["warps"], r["l1_kb"]): r for r in l1_carveout.replay()}
