@@ -8,8 +8,9 @@ warps at ILP 1 and 4), assert the 5 % bound (and a median of at most 2 %) on tho
 and for the configurations it does not yet get there assert the honest bound it reaches, separately:
 
 * the emulated forms run ptxas's SASS of the loop (warpsim.timing.sass_sim); known misses: the sparse fp8
-  ILP 8 kernel (1 warp, 7 % short a trip and 18-19 % at reps 4: its first trip costs 30,000 cycles more than
-  the first touch of its spill frame, in every launch, warm-up or not: traces/h100/timing_warmup.json), two
+  ILP 8 kernel (1 warp, 5-6 % short at reps 32 and 13-14 % at reps 4: its first trip, with the L1 starting
+  full of older lines (sass_sim's ``stale``), still about 20,000 cycles short of the recorded runs, in every
+  launch, warm-up or not: traces/h100/timing_warmup.json), two
   warps per sub-partition of sp_s4_k64 at ILP 1 (the H100 runs them at 1.40 or 1.53 x one warp depending on
   the other sub-partitions, the replay at 1.49 x: 6 % long) and of dense_s4_k64 at ILP 4 (8 % long), and the
   spill frames of several sparse fp8 warps competing for the L1 (ILP 4, 8 warps: 9-10 % long);
@@ -146,8 +147,8 @@ def test_trips_kernels_within_bounds():
 def test_emulated_forms_within_bounds():
     """One warp: ptxas's SASS of each kernel's loop (sass_sim) within 5 % at ILP 1, 2 and 4 (the sparse fp8
     traces recorded after a warm-up pass, ``capture.py --timing-warmup runs``: without it the e4m3 reps-4 runs
-    at ILP >= 2 were 20-34 % longer, traces/h100/timing_warmup.json); the sparse fp8 ILP 8 kernel within 8 %
-    a trip (reps 32) and 19 % at reps 4 (its first trip, as long with warm-up as without)."""
+    at ILP >= 2 were 20-34 % longer, traces/h100/timing_warmup.json); the sparse fp8 ILP 8 kernel within 6 %
+    at reps 32 and 15 % at reps 4 (its first trip, as long with warm-up as without: 19 % from an empty L1)."""
     res = {}
     for name in EMULATED:
         res[name] = replay_timing(_trace(name), name, "sm_90a", configs=ONE_WARP)
@@ -158,8 +159,39 @@ def test_emulated_forms_within_bounds():
     exact = [g for g in allr if g not in ilp8]
     assert max(_errors(exact)) <= 0.05, error_table(exact)
     assert np.median(_errors(exact)) <= 0.02
-    assert max(e for g, e in zip(ilp8, _errors(ilp8)) if g.name.endswith("reps32")) <= 0.08
-    assert max(_errors(ilp8)) <= 0.19
+    assert max(e for g, e in zip(ilp8, _errors(ilp8)) if g.name.endswith("reps32")) <= 0.06
+    assert max(_errors(ilp8)) <= 0.15
+
+
+def test_fp8_first_trip_stale_l1():
+    """The L1 does not start empty at the loop (sass_sim's ``l1["stale"]``: it is full of lines the loop does
+    not touch, ranked as if used at the loop's 400th line access; traces/h100/l1_probe.json: the L1 keeps
+    local lines and their replacement state across launches). The per-trip clocks
+    (traces/h100/trips/sp_fp8_trips.json) put the sparse fp8 first trip 2125 / 8800 / 30900 cycles over the
+    later ones at ILP 2 / 4 / 8, more than in proportion to the spill frame (200 / 619 / 1382 lines); from an
+    empty L1 the replay's first trip is over them by 1162 / 6930 / 18135 (the recorded kernels' SASS), with the
+    stale lines by 1162 / 7525 / 25776, the later trips within 1 %. In the replay of the recorded runs the
+    one-warp reps-4 runs at ILP 6-7 come within 5 % (from 5.8-8.3 % short) and ILP 5 stays within it."""
+    from warpsim.timing import sass_profile, sass_sim
+    from warpsim.timing.params_sm90 import TABLE
+    assert TABLE["emulated"]["sass"]["l1"]["stale"] == 400
+    loops = {int(v["kernel"].rsplit("ilp", 1)[1]): v["loop"] for v in sass_profile.table("sm_90").values()
+             if v["kernel"].startswith("sp_e4m3_k64_f32_ilp")}
+    got = {}
+    for stale in (0, 400):
+        cfg = copy.deepcopy(TABLE["emulated"]["sass"])
+        cfg["l1"]["stale"] = stale
+        got[stale] = {i: sass_sim.Loop(sass_profile.trip(loops[i]), cfg, TABLE["tensor"]).cycles((1, 0, 0, 0))[0]
+                      for i in (1, 2, 4, 8)}
+    excess = {k: {i: f - later for i, (f, later) in v.items()} for k, v in got.items()}
+    assert got[0][1] == got[400][1] and got[0][2] == got[400][2]  # at most one line a set: none pushed out
+    assert excess[400][8] - excess[0][8] > 7000 > 4 * (excess[400][4] - excess[0][4])
+    assert all(abs(got[400][i][1] / got[0][i][1] - 1) < 0.01 for i in (4, 8))
+    res = [g for name in ("sp_e4m3_k64_f32", "sp_e5m2_k64_f32")
+           for g in replay_timing(_trace(name), name, "sm_90a", configs=[(i, 1, r) for i in (5, 6, 7)
+                                                                         for r in (4, 32)])]
+    print("\n" + error_table(res))
+    assert max(_errors(res)) <= 0.05, error_table(res)
 
 
 def test_emulated_multiwarp_within_bounds():
@@ -414,7 +446,7 @@ def test_l1_carveout_replay():
     for these launches) the one-warp loops are within 10 % (ILP 8: the
     first-trip miss above). The slowdown at the smaller L1s is not the H100's (the honest bound here):
     the replay's LRU does not slow ILP 2 at 28 KB (frame 195 lines in 224; H100 1.38 x) nor ILP 4 at
-    92 KB (601 in 736; H100 1.27 x), and slows ILP 8 at 92 / 124 KB (1,427 lines) 2.50 / 2.02 x where the
+    92 KB (601 in 736; H100 1.27 x), and slows ILP 8 at 92 / 124 KB (1,427 lines) 2.46 / 1.99 x where the
     H100 takes 1.61 / 1.36 x."""
     from warpsim.timing import l1_carveout
     rows = {(r["ilp"], r["warps"], r["l1_kb"]): r for r in l1_carveout.replay()}

@@ -297,13 +297,31 @@ TABLE = {
             # per-trip clocks of the same kernels (traces/h100/trips/sp_fp8_trips.json) have every trip but
             # the first the same to the cycle, the first (with the prologue) 400 / 2125 / 8800 cycles longer
             # at ILP 1 / 2 / 4 (model: first touch of the frame, its stores too, 206 / 1610 / 7000 + prologue)
-            # and 30900 at ILP 8 (model 18800: the rest is not modelled). Not yet fitted: the L1-carveout runs
-            # (traces/h100/l1_carveout.json, replayed by warpsim.timing.l1_carveout) slow one warp before its
-            # frame fills the L1 and less than LRU past it; sass_sim's other policies, set hashes, a usable
+            # and 30900 at ILP 8 (model 18800 from an empty L1; with "stale" below 26000). Not yet fitted: the
+            # L1-carveout runs (traces/h100/l1_carveout.json, replayed by warpsim.timing.l1_carveout) slow one
+            # warp before its frame fills the L1 and less than LRU past it; sass_sim's other policies, set
+            # hashes, a usable
             # fraction, write-validate stores and dropping LDL.LU (last-use) lines ("policy", "hash", "local",
             # "store_miss", "last_use", "last_use_share"; DIP and "wide" too) fit neither those runs and the
             # recorded multi-warp table together, so the defaults (LRU, fold, 1.0, fetch, keep) stay.
-            "l1": {"lines": 2048, "ways": 4, "line_ii": 1, "hit": 40, "miss": 250, "fill_ii": 4},
+            # "stale": the L1 does not start empty at the loop: it is full of lines the loop does not touch (the
+            # previous launches': traces/h100/l1_probe.json, frame runs, keeps local lines and their replacement
+            # state across launches, and a 1,428-line frame launched again misses ~99 % of it in every pass, the
+            # old lines kept over the new), ranked in the LRU order as if used at the loop's 400th line access:
+            # until then a set's new lines evict each other before those. The per-trip clocks
+            # (traces/h100/trips/sp_fp8_trips.json, one warp, warm launches) put the first trip 400 / 2125 /
+            # 8800 / 30900 cycles over the later ones at ILP 1 / 2 / 4 / 8 (frames 14 / 200 / 619 / 1382 lines
+            # of the instrumented kernels' SASS, ptxas 13.0.88 + cuobjdump): the replay of that SASS from an
+            # empty L1 204 / 1207 / 6582 / 18228 (+ ~200 of prologue, ILP 1), short by ~0.7 / 3.2 / 9.0 cycles a
+            # frame line, more than in proportion to the frame at ILP 8; no per-line first-touch cost (a
+            # latency of 500-750, one first touch per 12-45 cycles a warp, stores only, with or without
+            # stalling the warp) fits ILP 2, 4 and 8 together (each made ILP 4 long before ILP 8 came near).
+            # With 400: 204 / 1207 / 7159 / 25965, the first trip (+ prologue) 6 % short at ILP 4 and 8 instead
+            # of 8 / 19 %, the later trips +0.6 / +1.6 % at ILP 4 / 8 (lines pushed out in the first trip miss
+            # again in the second). 400 is the largest that keeps the recorded one-warp reps-4 runs of
+            # T/sp_e*m*_k64_f32 at ILP 5 within 5 % (+3.9 / +4.3 %; 600 fits the per-trip ILP 8 first trip,
+            # 64,800 with the prologue, but makes ILP 5 +8 %): a fit, not a measured size.
+            "l1": {"lines": 2048, "ways": 4, "line_ii": 1, "hit": 40, "miss": 250, "fill_ii": 4, "stale": 400},
             # trips simulated per population of warps: the first (cold L1), then later ones averaged; at least
             # 4, and enough for 20000 instructions a warp (short trips: the warps' phases settle)
             "trips": 4, "instructions": 20000,

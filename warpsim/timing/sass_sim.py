@@ -21,7 +21,11 @@ cycle by cycle, with the table's ``emulated["sass"]`` entry:
   interleaved), the L1 holds ``l1["lines"]`` lines in ``l1["ways"]``-way LRU sets, one line access per
   ``l1["line_ii"]`` cycles; a fill that hits returns after ``l1["hit"]`` cycles; a line not in the L1 (a
   store's too: write-allocate) is fetched, one every ``l1["fill_ii"]`` cycles, and there ``l1["miss"]``
-  cycles later. The L1 starts empty at the loop: the first trip also pays the first touch of every slot.
+  cycles later. The first trip also pays the first touch of every slot, and the L1 is not empty then: with
+  ``stale`` > 0 (the table's default) it is full of lines no warp of the loop touches (the previous launches':
+  the H100's L1 keeps them and their replacement state across launches), ranked in the LRU order as if used
+  at the loop's ``stale``-th line access, so that until then the loop's new lines of a set evict each other
+  first (fitted to the sparse fp8 first trips, ``params_sm90``); ``stale`` 0 starts it empty.
   Options, off by default (``traces/h100/l1_probe.json`` measured the L1 itself; none of them fits its runs
   and the timing table together): ``policy`` (``POLICIES``, DIP among them), ``hash``, ``local`` (a usable
   fraction), ``store_miss``, ``last_use`` with ``last_use_share`` (the share of LDL.LU that act on their
@@ -104,7 +108,7 @@ class Loop:
                     int(l1["hit"]), int(l1["miss"]), int(l1["line_ii"]), int(l1["fill_ii"]), int(c["mio_ii"]),
                     int(c["hold"]), POLICIES[l1.get("policy", "lru")], HASHES[l1.get("hash", "fold")],
                     l1.get("store_miss", "fetch") == "validate", LAST_USE[l1.get("last_use", "keep")],
-                    int(round(1000 * float(l1.get("last_use_share", 1.0)))))
+                    int(round(1000 * float(l1.get("last_use_share", 1.0)))), int(l1.get("stale", 0)))
         first = ends[:, 0].astype(float)
         later = (ends[:, -1] - ends[:, 0]) / (trips - 1)
         return [(float(first[sp_of == s].mean()), float(later[sp_of == s].mean())) if n else (0.0, 0.0)
@@ -126,7 +130,8 @@ class SassStage:
 
 @njit(cache=True)
 def _run(pipe, ii, stall, keep, wb, rb, wait, lat, mem, line, nlines, sp_of, trips, frame_lines, sets, ways,
-         hit_lat, miss_lat, line_ii, fill_ii, mio_ii, hold, policy, hsh, validate, last_use, lu_permille):
+         hit_lat, miss_lat, line_ii, fill_ii, mio_ii, hold, policy, hsh, validate, last_use, lu_permille,
+         stale):
     """Cycle of the end of every trip of every warp (``ends[warp, trip]``)."""
     n_ins = pipe.shape[0]
     nw = sp_of.shape[0]
@@ -143,6 +148,11 @@ def _run(pipe, ii, stall, keep, wb, rb, wait, lat, mem, line, nlines, sp_of, tri
     tags = -np.ones((sets, ways), np.int64)
     stamp = np.zeros((sets + 1, ways), np.int64)  # the last row: policy state of the whole L1 (DIP's selector)
     fill = np.zeros((sets, ways), np.int64)
+    if stale > 0:  # the L1 starts full of lines no warp of the loop touches, as recent as its stale-th access
+        for s0 in range(sets):
+            for a0 in range(ways):
+                tags[s0, a0] = nw * frame_lines + s0 * ways + a0
+                stamp[s0, a0] = stale
     l1_free = 0
     fill_free = 0
     use = 0
