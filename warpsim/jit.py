@@ -146,9 +146,9 @@ def mma_batch(a2, b2, c2, e, fa, sa, tm, fb, sb, fc, sc, dsrc, dpos,
     if valid_mask and not codes_valid(e, tm, valid_mask):
         return False
     m_rows, n_cols = fc.shape
-    nf, ni, nu = work_sizes(m_rows, fa.shape[1], tm.shape[2], kdense, n_cols)
-    wf, wi, wu = np.empty(nf), np.empty(ni, dtype=np.int64), np.empty(nu, dtype=np.uint32)
     kh, nchunks = fa.shape[1], tm.shape[2]
+    nf, ni, nu = work_sizes(m_rows, kh, nchunks, kdense, n_cols)
+    wf, wi, wu = np.empty(nf), np.empty(ni, dtype=np.int64), np.empty(nu, dtype=np.uint32)
     prepare_work(wf, wi, wu, tm, pattern, z, kh, kdense, n_cols)
     work = _carve(wf, wi, wu, m_rows, kh, nchunks, kdense, n_cols)
     flats = (fa.reshape(-1), sa.reshape(-1), fb.reshape(-1), sb.reshape(-1), fc.reshape(-1), sc.reshape(-1))
@@ -172,35 +172,33 @@ def work_sizes(m_rows, kh, nchunks, kdense, n_cols):
 def _carve(wf, wi, wu, m_rows, kh, nchunks, kdense, n_cols):
     """The workspace arrays, views of the three buffers (the order work_sizes counts them in)."""
     mk, kn, mn = m_rows * kh, kdense * n_cols, m_rows * n_cols
-    o = 0
-    avf, apf, bvf, bpf = wf[0:mk], wf[mk:2 * mk], wf[2 * mk:2 * mk + kn], wf[2 * mk + kn:2 * mk + 2 * kn]
-    cvf, cpf = wf[2 * mk + 2 * kn:2 * mk + 2 * kn + mn], wf[2 * mk + 2 * kn + mn:2 * mk + 2 * kn + 2 * mn]
-    aval, apow = wf[o:o + mk].reshape((m_rows, kh)), wf[o + mk:o + 2 * mk].reshape((m_rows, kh))
-    o += 2 * mk
-    bkn, bpk = wf[o:o + kn].reshape((kdense, n_cols)), wf[o + kn:o + 2 * kn].reshape((kdense, n_cols))
+    avf, apf = wf[0:mk], wf[mk:2 * mk]
+    o = 2 * mk
+    bvf, bpf = wf[o:o + kn], wf[o + kn:o + 2 * kn]
     o += 2 * kn
-    cval, cpw = wf[o:o + mn].reshape((m_rows, n_cols)), wf[o + mn:o + 2 * mn].reshape((m_rows, n_cols))
+    cvf, cpf = wf[o:o + mn], wf[o + mn:o + 2 * mn]
     o += 2 * mn
-    val, emx = wf[o:o + n_cols], wf[o + n_cols:o + 2 * n_cols]
-    acc, accp = wf[o + 2 * n_cols:o + 3 * n_cols].reshape((1, n_cols)), \
-        wf[o + 3 * n_cols:o + 4 * n_cols].reshape((1, n_cols))
-    zeros, zpow = wf[o + 4 * n_cols:o + 5 * n_cols].reshape((1, n_cols)), \
-        wf[o + 5 * n_cols:o + 6 * n_cols].reshape((1, n_cols))
-    o += 8 * n_cols
+    nc = n_cols
+    val, emx = wf[o:o + nc], wf[o + nc:o + 2 * nc]
+    acc, accp = wf[o + 2 * nc:o + 3 * nc].reshape((1, nc)), wf[o + 3 * nc:o + 4 * nc].reshape((1, nc))
+    zeros, zpow = wf[o + 4 * nc:o + 5 * nc].reshape((1, nc)), wf[o + 5 * nc:o + 6 * nc].reshape((1, nc))
+    o += 8 * nc
     terms, tpow = wf[o:o + kh], wf[o + kh:o + 2 * kh]
-    o = 0
-    kcol = wi[o:o + mk].reshape((m_rows, kh))
-    klane, kshift, kbase = wi[o + mk:o + 2 * mk], wi[o + 2 * mk:o + 3 * mk], wi[o + 3 * mk:o + 4 * mk]
-    o += 4 * mk
-    codes = wi[o:o + m_rows * nchunks].reshape((m_rows, nchunks))
+    aval, apow = avf.reshape((m_rows, kh)), apf.reshape((m_rows, kh))
+    bkn, bpk = bvf.reshape((kdense, nc)), bpf.reshape((kdense, nc))
+    cval, cpw = cvf.reshape((m_rows, nc)), cpf.reshape((m_rows, nc))
+    kcf, klane, kshift, kbase = wi[0:mk], wi[mk:2 * mk], wi[2 * mk:3 * mk], wi[3 * mk:4 * mk]
+    o = 4 * mk
+    codes_f = wi[o:o + m_rows * nchunks]
     o += m_rows * nchunks
     js_all, js_even, js_odd, js_grp = wi[o:o + kh], wi[o + kh:o + 2 * kh], wi[o + 2 * kh:o + 3 * kh], \
         wi[o + 3 * kh:o + 4 * kh]
     raw = wi[o + 4 * kh:wi.shape[0] - 2]
+    kcol, codes = kcf.reshape((m_rows, kh)), codes_f.reshape((m_rows, nchunks))
     row_bits, row2, dall = wu[0:n_cols], wu[n_cols:2 * n_cols], wu[2 * n_cols:]
     return (aval, apow, bkn, bpk, cval, cpw, val, emx, acc, accp, zeros, zpow, terms, tpow, kcol, klane, kshift,
             kbase, codes, js_all, js_even, js_odd, js_grp, raw, row_bits, row2, dall,
-            avf, apf, bvf, bpf, cvf, cpf, wi[0:mk], wi[4 * mk:4 * mk + m_rows * nchunks])
+            avf, apf, bvf, bpf, cvf, cpf, kcf, codes_f)
 
 
 @njit(cache=True, error_model="numpy")
