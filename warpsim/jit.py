@@ -213,9 +213,9 @@ def prepare_work(wf, wi, wu, tm, pattern, z, kh, kdense, n_cols):
     even chunks, in odd chunks; their counts in the last two int64 words), the zero accumulator and, for the
     2:4 and tf32 1:2 fast paths, the lane, shift and base column of every stored value's metadata index."""
     m_rows, nchunks = tm.shape[1], tm.shape[2]
-    work = _carve(wf, wi, wu, m_rows, kh, nchunks, kdense, n_cols)
-    zeros, zpow, klane, kshift, kbase, js_all, js_even, js_odd = work[10], work[11], work[15], work[16], work[17], \
-        work[19], work[20], work[21]
+    (aval, apow, bkn, bpk, cval, cpw, val, emx, acc, accp, zeros, zpow, terms, tpow, kcol, klane, kshift, kbase,
+     codes, js_all, js_even, js_odd, js_grp, raw, row_bits, row2, dall, avf, apf, bvf, bpf, cvf, cpf, kcf,
+     codes_f) = _carve(wf, wi, wu, m_rows, kh, nchunks, kdense, n_cols)
     n_even = n_odd = 0
     for j in range(kh):  # stored value j lies in chunk j // z
         js_all[j] = j
@@ -421,8 +421,8 @@ def in_place_args(tables: tuple, numerics: tuple, valid_mask: int) -> InPlaceArg
     flats = tuple(x.reshape(-1) for x in (fa, sa, fb, sb, fc, sc))
     arrays = tuple(np.ascontiguousarray(x) for x in (decs, la, lb, lc, lows, masks, emin_pows))
     return _new_in_place_args(*tables, *arrays, int(pattern), int(z), int(kdense), bool(is_int), bool(satfinite),
-                       int(align), int(group), int(out_kind), int(out_frac), bool(pair), np.ones((1, 1, 1)),
-                       int(valid_mask), work, flats, int(wi[-2]), int(wi[-1]))
+                              int(align), int(group), int(out_kind), int(out_frac), bool(pair), np.ones((1, 1, 1)),
+                              int(valid_mask), work, flats, int(wi[-2]), int(wi[-1]))
 
 
 @njit(cache=True, error_model="numpy")
