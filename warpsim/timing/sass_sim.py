@@ -31,6 +31,11 @@ cycle by cycle, with the table's ``emulated["sass"]`` entry:
   fraction), ``store_miss``, ``last_use`` with ``last_use_share`` (the share of LDL.LU that act on their
   line), ``wide`` (``{"warps": n, "lines": m}``: ``m`` lines when more than ``n`` warps run: a wider CTA gets
   a larger L1 from the driver's carveout, 240 KB for 512 threads where 32-256 get 224 KB).
+  ``yield_switch`` (in the table's ``emulated["sass"]``, off): after an instruction with the yield flag the
+  next warp in turn goes first. The H100 does share a busy pipe at the yield flags (``sched_probe``:
+  ``traces/h100/sched_probe.json``), but with this rule the recorded emulated loops fit worse (README, Timing).
+
+:func:`issue` runs warps with programs of their own on one sub-partition (a microbenchmark's warps).
 """
 from __future__ import annotations
 
@@ -53,35 +58,41 @@ DIP_LEADER, DIP_MAX = 32, 1024
 HASHES = {"fold": 0, "mix": 1, "mod": 2}
 
 
+def _arrays(lines: list[str], cfg: dict, tensor: dict) -> dict:
+    """The numba program arrays of ``lines`` (``sass_profile.encode`` format) under the table ``cfg``."""
+    n = len(lines)
+    a = {k: np.zeros(n, np.int64) for k in ("pipe", "ii", "stall", "keep", "wb", "rb", "wait", "lat",
+                                             "mem", "line", "nlines", "yld")}
+    pipe_of = {op: p for p, ops in ((ALU, cfg["alu_ops"]), (FMAH, cfg["fma_heavy_ops"]),
+                                    (FMAL, cfg["fma_ops"]), (MIO, cfg["mio_ops"])) for op in ops}
+    ii = {ALU: cfg["alu_ii"], FMAH: cfg["fma_ii"], FMAL: cfg["fma_ii"], MIO: 0}
+    for i, line in enumerate(lines):
+        f = line.split()
+        op = f[0]
+        base = op.split(".")[0]
+        if base in ("HMMA", "IMMA"):
+            p, cyc = TENSOR, tensor[cfg["tensor_groups"][op]]["ii"]
+        else:
+            p = pipe_of.get(base, NONE)
+            cyc = ii.get(p, 0)
+        a["pipe"][i], a["ii"][i] = p, int(cyc)
+        a["stall"][i] = int(f[1]) + cfg["redirect"].get(base, 0)
+        a["yld"][i] = 1 - int(f[2])  # the yield flag (``yield_switch``)
+        if int(f[2]) and base in cfg.get("keep_ops", ()):  # not yielding: keeps the sub-partition
+            a["keep"][i] = int(f[1])  # through its stall count (the fetch redirect not included)
+        a["wb"][i], a["rb"][i], a["wait"][i] = int(f[3]), int(f[4]), int(f[5])
+        a["lat"][i] = cfg["latency"].get(base, 0)
+        if base in ("LDL", "STL"):
+            a["mem"][i] = (LOCAL_LOAD_LU if op == "LDL.LU" else LOCAL_LOAD) if base == "LDL" else LOCAL_STORE
+            a["line"][i], a["nlines"][i] = int(f[6]) // 4, int(f[7]) // 4
+    return a
+
+
 class Loop:
     """The program arrays of one loop trip (numba input) and the per-population results, cached."""
 
     def __init__(self, lines: list[str], cfg: dict, tensor: dict):
-        n = len(lines)
-        a = {k: np.zeros(n, np.int64) for k in ("pipe", "ii", "stall", "keep", "wb", "rb", "wait", "lat",
-                                                 "mem", "line", "nlines")}
-        pipe_of = {op: p for p, ops in ((ALU, cfg["alu_ops"]), (FMAH, cfg["fma_heavy_ops"]),
-                                        (FMAL, cfg["fma_ops"]), (MIO, cfg["mio_ops"])) for op in ops}
-        ii = {ALU: cfg["alu_ii"], FMAH: cfg["fma_ii"], FMAL: cfg["fma_ii"], MIO: 0}
-        for i, line in enumerate(lines):
-            f = line.split()
-            op = f[0]
-            base = op.split(".")[0]
-            if base in ("HMMA", "IMMA"):
-                p, cyc = TENSOR, tensor[cfg["tensor_groups"][op]]["ii"]
-            else:
-                p = pipe_of.get(base, NONE)
-                cyc = ii.get(p, 0)
-            a["pipe"][i], a["ii"][i] = p, int(cyc)
-            a["stall"][i] = int(f[1]) + cfg["redirect"].get(base, 0)
-            if int(f[2]) and base in cfg.get("keep_ops", ()):  # not yielding: keeps the sub-partition
-                a["keep"][i] = int(f[1])  # through its stall count (the fetch redirect not included)
-            a["wb"][i], a["rb"][i], a["wait"][i] = int(f[3]), int(f[4]), int(f[5])
-            a["lat"][i] = cfg["latency"].get(base, 0)
-            if base in ("LDL", "STL"):
-                a["mem"][i] = (LOCAL_LOAD_LU if op == "LDL.LU" else LOCAL_LOAD) if base == "LDL" else LOCAL_STORE
-                a["line"][i], a["nlines"][i] = int(f[6]) // 4, int(f[7]) // 4
-        self.arrays = a
+        self.arrays = a = _arrays(lines, cfg, tensor)
         self.frame_lines = int(max((a["line"] + a["nlines"]).max(), 1))
         self.cfg = cfg
         self._got: dict = {}
@@ -102,17 +113,41 @@ class Loop:
         if "wide" in l1 and sum(population) > int(l1["wide"]["warps"]):  # a wider CTA: the driver's carveout
             lines = int(l1["wide"]["lines"])  # leaves a larger L1 (traces/h100/l1_probe.json)
         trips = max(int(c["trips"]), -(-int(c["instructions"]) // len(a["pipe"])))
-        ends = _run(a["pipe"], a["ii"], a["stall"], a["keep"], a["wb"], a["rb"], a["wait"], a["lat"], a["mem"],
-                    a["line"], a["nlines"], sp_of, trips, self.frame_lines,
-                    max(int(lines * float(l1.get("local", 1.0))) // int(l1["ways"]), 1), int(l1["ways"]),
-                    int(l1["hit"]), int(l1["miss"]), int(l1["line_ii"]), int(l1["fill_ii"]), int(c["mio_ii"]),
-                    int(c["hold"]), POLICIES[l1.get("policy", "lru")], HASHES[l1.get("hash", "fold")],
-                    l1.get("store_miss", "fetch") == "validate", LAST_USE[l1.get("last_use", "keep")],
-                    int(round(1000 * float(l1.get("last_use_share", 1.0)))), int(l1.get("stale", 0)))
+        nw = len(sp_of)
+        ends = _issue(a, c, sp_of, np.zeros(nw, np.int64), np.full(nw, len(a["pipe"]), np.int64),
+                      np.zeros(nw, np.int64), np.full(nw, trips, np.int64), self.frame_lines, lines)
         first = ends[:, 0].astype(float)
         later = (ends[:, -1] - ends[:, 0]) / (trips - 1)
         return [(float(first[sp_of == s].mean()), float(later[sp_of == s].mean())) if n else (0.0, 0.0)
                 for s, n in enumerate(population)]
+
+
+def _issue(a, c, sp_of, first, stop, start, want, frame_lines, lines):
+    """``_run`` of the program arrays ``a`` under the table ``c``: warp w runs ``a[first[w]:stop[w]]``
+    ``want[w]`` times from cycle ``start[w]`` on sub-partition ``sp_of[w]``, with an L1 of ``lines`` lines."""
+    l1 = c["l1"]
+    return _run(a["pipe"], a["ii"], a["stall"], a["keep"], a["wb"], a["rb"], a["wait"], a["lat"], a["mem"],
+                a["line"], a["nlines"], a["yld"], sp_of, first, stop, start, want, frame_lines,
+                max(int(lines * float(l1.get("local", 1.0))) // int(l1["ways"]), 1), int(l1["ways"]),
+                int(l1["hit"]), int(l1["miss"]), int(l1["line_ii"]), int(l1["fill_ii"]), int(c["mio_ii"]),
+                int(c["hold"]), bool(c.get("yield_switch", False)), POLICIES[l1.get("policy", "lru")],
+                HASHES[l1.get("hash", "fold")], l1.get("store_miss", "fetch") == "validate",
+                LAST_USE[l1.get("last_use", "keep")], int(round(1000 * float(l1.get("last_use_share", 1.0)))),
+                int(l1.get("stale", 0)))
+
+
+def issue(programs: list, starts: list, trips: list, cfg: dict, tensor: dict) -> list:
+    """Warps with programs of their own on one sub-partition (a microbenchmark's warps): warp w runs
+    ``programs[w]`` (encoded SASS lines) ``trips[w]`` times from cycle ``starts[w]``; the cycle each trip
+    ends, per warp."""
+    lines = [x for prog in programs for x in prog]
+    a = _arrays(lines, cfg, tensor)
+    stop = np.cumsum([len(p) for p in programs]).astype(np.int64)
+    first = stop - np.array([len(p) for p in programs], np.int64)
+    nw = len(programs)
+    ends = _issue(a, cfg, np.zeros(nw, np.int64), first, stop, np.array(starts, np.int64),
+                  np.array(trips, np.int64), int(max((a["line"] + a["nlines"]).max(), 1)), int(cfg["l1"]["lines"]))
+    return [ends[w, :trips[w]] for w in range(nw)]
 
 
 class SassStage:
@@ -129,18 +164,17 @@ class SassStage:
 
 
 @njit(cache=True)
-def _run(pipe, ii, stall, keep, wb, rb, wait, lat, mem, line, nlines, sp_of, trips, frame_lines, sets, ways,
-         hit_lat, miss_lat, line_ii, fill_ii, mio_ii, hold, policy, hsh, validate, last_use, lu_permille,
-         stale):
+def _run(pipe, ii, stall, keep, wb, rb, wait, lat, mem, line, nlines, yld, sp_of, first, stop, start, want,
+         frame_lines, sets, ways, hit_lat, miss_lat, line_ii, fill_ii, mio_ii, hold, yield_switch, policy, hsh,
+         validate, last_use, lu_permille, stale):
     """Cycle of the end of every trip of every warp (``ends[warp, trip]``)."""
-    n_ins = pipe.shape[0]
     nw = sp_of.shape[0]
     nsp = sp_of.max() + 1
-    pos = np.zeros(nw, np.int64)
-    nxt = np.zeros(nw, np.int64)
+    pos = first.copy()
+    nxt = start.copy()
     sb = np.zeros((nw, 8), np.int64)
     done = np.zeros(nw, np.int64)
-    ends = np.zeros((nw, trips), np.int64)
+    ends = np.zeros((nw, want.max()), np.int64)
     free = np.zeros((nsp, 6), np.int64)
     last = -np.ones(nsp, np.int64)
     kept = -np.ones(nsp, np.int64)  # the warp that keeps sub-partition s (its last instruction did not yield)
@@ -161,11 +195,11 @@ def _run(pipe, ii, stall, keep, wb, rb, wait, lat, mem, line, nlines, sp_of, tri
     while left > 0:
         for s in range(nsp):
             k = kept[s]
-            if k >= 0 and t < kept_to[s] and done[k] < trips:
-                w = k if _can(k, s, t, done, trips, nxt, pos, wait, sb, pipe, free) else -1
+            if k >= 0 and t < kept_to[s] and done[k] < want[k]:
+                w = k if _can(k, s, t, done, want, nxt, pos, wait, sb, pipe, free) else -1
             else:
                 kept[s] = -1
-                w = _pick(s, t, last[s], sp_of, done, trips, nxt, pos, wait, sb, pipe, free)
+                w = _pick(s, t, last[s], sp_of, done, want, nxt, pos, wait, sb, pipe, free)
             if w < 0:
                 continue
             i = pos[w]
@@ -201,38 +235,51 @@ def _run(pipe, ii, stall, keep, wb, rb, wait, lat, mem, line, nlines, sp_of, tri
                 sb[w, rb[i]] = start + 2  # the source registers are read
             nxt[w] = t + (stall[i] if stall[i] > 0 else 1)
             h = last[s]  # the greedy warp keeps its turn through waits no longer than ``hold``
-            if h < 0 or h == w or done[h] >= trips or nxt[h] - t > hold or _waits(h, t, pos, wait, sb):
+            if h < 0 or h == w or done[h] >= want[h] or nxt[h] - t > hold or _waits(h, t, pos, wait, sb):
                 last[s] = w
+            if yield_switch and yld[i] == 1:  # the yield flag: the next warp in turn goes first
+                last[s] = _next_warp(w, s, sp_of, done, want)
             if keep[i] > 0:
                 kept[s], kept_to[s] = w, t + keep[i]
             else:
                 kept[s] = -1
             pos[w] += 1
-            if pos[w] == n_ins:
-                pos[w] = 0
+            if pos[w] == stop[w]:
+                pos[w] = first[w]
                 ends[w, done[w]] = t + 1
                 done[w] += 1
-                if done[w] == trips:
+                if done[w] == want[w]:
                     left -= 1
         t += 1
     return ends
 
 
 @njit(cache=True)
-def _pick(s, t, last, sp_of, done, trips, nxt, pos, wait, sb, pipe, free):
+def _pick(s, t, last, sp_of, done, want, nxt, pos, wait, sb, pipe, free):
     """The warp of sub-partition s that issues at t: the last one if it can, else round robin after it."""
     nw = sp_of.shape[0]
     for k in range(nw):
         w = (last + k) % nw if last >= 0 else k
-        if sp_of[w] == s and _can(w, s, t, done, trips, nxt, pos, wait, sb, pipe, free):
+        if sp_of[w] == s and _can(w, s, t, done, want, nxt, pos, wait, sb, pipe, free):
             return w
     return -1
 
 
 @njit(cache=True)
-def _can(w, s, t, done, trips, nxt, pos, wait, sb, pipe, free):
+def _next_warp(w, s, sp_of, done, want):
+    """The warp of sub-partition s after w in turn that has trips left (w if none)."""
+    nw = sp_of.shape[0]
+    for k in range(1, nw):
+        x = (w + k) % nw
+        if sp_of[x] == s and done[x] < want[x]:
+            return x
+    return w
+
+
+@njit(cache=True)
+def _can(w, s, t, done, want, nxt, pos, wait, sb, pipe, free):
     """Whether warp w (of sub-partition s) can issue its next instruction at t."""
-    if done[w] >= trips or nxt[w] > t or _waits(w, t, pos, wait, sb):
+    if done[w] >= want[w] or nxt[w] > t or _waits(w, t, pos, wait, sb):
         return False
     p = pipe[pos[w]]
     if p == FMAL:
