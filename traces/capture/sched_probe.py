@@ -9,14 +9,19 @@ replayed by ``python -m warpsim.timing.sched_probe``.)
 
 One CTA of 5 warps: warp 0 (the hog) runs 64 x 64 independent LOP3, warp 4 (the probe, same sub-partition)
 16 steps of 4 LOP3 with a %clock64 read after each, hog alone, probe alone and both, probe delays 0-2000 ns,
-three repeats. ``--json`` adds the SASS of the two sequences (``cuobjdump -sass`` of the same cubin, encoded
-as warpsim.timing.sass_profile.encode: op, stall count, no-yield bit, scoreboards): the hog's loop trip and
-one probe step, which the replay runs.
+three repeats. Then the same cubin with the yield flags changed (``VARIANTS``: the no-yield bit, bit 45 of an
+instruction's high word, set on every instruction of the hog's loop or of the probe's sequence, or cleared on
+all of them together with the operand-reuse bits 58-61, which ptxas never sets on a yielding instruction and
+the disassembler rejects there), two repeats of five runs each. ``--json`` adds the SASS of each cubin's two
+sequences (``cuobjdump -sass``, encoded as warpsim.timing.sass_profile.encode: op, stall count, no-yield bit,
+scoreboards): the hog's loop trip and the probe's 16 steps, which the replay runs. Recorded in two calls:
+the plain cubin's runs, then the variants'.
 """
 from __future__ import annotations
 
 import json
 import os
+import struct
 import subprocess
 import sys
 from pathlib import Path
@@ -26,48 +31,93 @@ REPO = HERE.parent.parent
 #: byte offsets in the SASS ptxas 13.0 / cuobjdump 13.5 made of sched_probe.cu (sm_90a): the hog's loop trip
 #: (128 LOP3, ISETP, BRA) and one probe step (8 LOP3 of which 4 predicated off, IMAD.MOV, CS2R)
 HOG_TRIP = (0xD20, 0x1540)
-PROBE_STEP = (0x280, 0x300)
+PROBE = (0x1D0, 0xAF0)  # from the clock read before the first step to the one after the last
+HOG_BODY = (0xD20, 0x1530)  # the trip without its branch
+#: cubins made from the plain one: which range's yield flags change, and to what (True: no instruction yields)
+VARIANTS = {"hog_noyield": (HOG_BODY, True), "hog_allyield": (HOG_BODY, False), "probe_noyield": (PROBE, True),
+            "probe_allyield": (PROBE, False), "both_noyield": ((HOG_BODY, PROBE), True)}
+
+
+def _text(cubin: bytes, fn: str = "probe") -> int:
+    """File offset of the kernel's code section (.text.<fn>) in an ELF64 cubin."""
+    shoff = struct.unpack_from("<Q", cubin, 0x28)[0]
+    size, num, names = struct.unpack_from("<HHH", cubin, 0x3A)
+    secs = [struct.unpack_from("<IIQQQQ", cubin, shoff + i * size) for i in range(num)]
+    strtab = secs[names][4]
+    for name, _typ, _flags, _addr, off, _size in secs:
+        end = cubin.index(b"\0", strtab + name)
+        if cubin[strtab + name:end].decode() == ".text." + fn:
+            return off
+    raise ValueError(f"no .text.{fn} in the cubin")
+
+
+def patch_yield(cubin: bytes, ranges, noyield: bool) -> bytes:
+    """The cubin with every instruction in ``ranges`` (byte offsets, inclusive) made non-yielding (no-yield bit
+    set) or yielding (bit cleared, operand-reuse bits cleared with it)."""
+    out = bytearray(cubin)
+    base = _text(cubin)
+    for lo, hi in ((ranges,) if isinstance(ranges[0], int) else ranges):
+        for a in range(lo, hi + 16, 16):
+            hw = struct.unpack_from("<Q", out, base + a + 8)[0]
+            hw = hw | (1 << 45) if noyield else hw & ~(1 << 45) & ~(0xF << 58)
+            struct.pack_into("<Q", out, base + a + 8, hw)
+    return bytes(out)
+
+
+def _launch(fn, buf, sink, hog_n, chain, delay):
+    import cupy as cp
+    import numpy as np
+    buf.fill(0)
+    fn((1,), (160,), (buf, sink, np.int32(hog_n), np.int32(delay), np.int32(chain)))
+    cp.cuda.Device().synchronize()
+    o = buf.get().reshape(16, 64)
+    return {"hog_n": hog_n, "chain": chain, "delay_ns": delay, "hog": [int(o[0, 0]), int(o[0, 1])],
+            "probe": [int(v) for v in o[4, 2:19]]}
 
 
 def device(out: Path, cubin: Path) -> None:
     import cupy as cp
-    import numpy as np
-    fn = cp.RawModule(path=str(cubin)).get_function("probe")
+    plain = cubin.read_bytes()
     buf = cp.zeros(16 * 64, cp.int64)
     sink = cp.zeros(1024, cp.uint32)
-    runs = []
-    for rep in range(3):
-        for hog_n in (0, 64):
-            for chain in (0, 1, 2):
-                for delay in ((0, 500, 1000, 2000) if chain else (0,)):
-                    if hog_n == 0 and chain == 0:
-                        continue
-                    buf.fill(0)
-                    fn((1,), (160,), (buf, sink, np.int32(hog_n), np.int32(delay), np.int32(chain)))
-                    cp.cuda.Device().synchronize()
-                    o = buf.get().reshape(16, 64)
-                    runs.append({"rep": rep, "hog_n": hog_n, "chain": chain, "delay_ns": delay,
-                                 "hog": [int(o[0, 0]), int(o[0, 1])], "probe": [int(v) for v in o[4, 2:19]]})
     out.mkdir(parents=True, exist_ok=True)
+    fn = cp.RawModule(path=str(cubin)).get_function("probe")
+    runs = [dict(_launch(fn, buf, sink, hog_n, chain, delay), rep=rep) for rep in range(3)
+            for hog_n in (0, 64) for chain in (0, 1, 2) for delay in ((0, 500, 1000, 2000) if chain else (0,))
+            if hog_n or chain]
     (out / "sched_probe_runs.json").write_text(json.dumps(runs))
-    sass = subprocess.run(["cuobjdump", "-sass", str(cubin)], capture_output=True, text=True, check=True).stdout
-    (out / "sched_probe.sass").write_text(sass)
+    (out / "sched_probe.sass").write_text(_disassemble(cubin))
+    variants = {}
+    for name, (ranges, noyield) in VARIANTS.items():
+        path = out / f"sched_probe_{name}.cubin"
+        path.write_bytes(patch_yield(plain, ranges, noyield))
+        fn = cp.RawModule(path=str(path)).get_function("probe")
+        variants[name] = [dict(_launch(fn, buf, sink, *cfg), rep=rep) for rep in range(2)
+                          for cfg in ((64, 0, 0), (0, 1, 0), (64, 1, 0), (64, 1, 1000), (64, 2, 500))]
+        (out / f"sched_probe_{name}.sass").write_text(_disassemble(path))
+    (out / "sched_probe_variants.json").write_text(json.dumps(variants))
+
+
+def _disassemble(cubin: Path) -> str:
+    return subprocess.run(["cuobjdump", "-sass", str(cubin)], capture_output=True, text=True, check=True).stdout
 
 
 def to_json(src: Path) -> dict:
     sys.path.insert(0, str(REPO))
     from warpsim.timing import sass_profile
-    ins = sass_profile.parse_sass((src / "sched_probe.sass").read_text())["probe"]
 
-    def seg(lo, hi):
-        return [sass_profile.encode(t, c) for a, t, c in ins if lo <= a <= hi]
-    runs = json.loads((src / "sched_probe_runs.json").read_text())
+    def sass(name):
+        ins = sass_profile.parse_sass((src / name).read_text())["probe"]
+        return {part: [sass_profile.encode(t, c) for a, t, c in ins if lo <= a <= hi]
+                for part, (lo, hi) in (("hog_trip", HOG_TRIP), ("probe", PROBE))}
+    variants = json.loads((src / "sched_probe_variants.json").read_text())
     return {"what": "warp 0 keeps the ALU busy (independent LOP3), warp 4 on the same sub-partition times 16 "
                     "steps of 4 LOP3 (traces/capture/sched_probe.py)",
             "device": "NVIDIA H100 80GB HBM3", "recorded": "2026-11-23",
-            "built": "nvcc -cubin -gencode=arch=compute_90a,code=sm_90a -O3 (ptxas 13.0.88)",
-            "sass": {"hog_trip": seg(*HOG_TRIP), "hog_trips": 32, "probe_step": seg(*PROBE_STEP)},
-            "runs": runs}
+            "built": "nvcc -cubin -gencode=arch=compute_90a,code=sm_90a -O3 (ptxas 13.0.88); cuobjdump 13.0.85",
+            "hog_trips": 32, "sass": sass("sched_probe.sass"),
+            "runs": json.loads((src / "sched_probe_runs.json").read_text()),
+            "variants": {k: {"sass": sass(f"sched_probe_{k}.sass"), "runs": v} for k, v in variants.items()}}
 
 
 def main(argv=None) -> int:

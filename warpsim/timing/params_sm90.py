@@ -261,15 +261,17 @@ TABLE = {
             # 2.17 / 2.53 x) stay within 3 %. It costs the F2FP chains of T/dense_e4m3_k32_f32:ilp4 (ALU, stall 2)
             # their turn-taking: warps 8..16 from within 1.3 % to 3.7-4.9 % short. Not what the H100 does with
             # two warps that both want the ALU (traces/h100/sched_probe.json, warpsim.timing.sched_probe): there
-            # the warp that keeps the pipe busy lets the other in at its yield flags (a probe step 16 cycles
-            # alone, 33 beside it; this policy 17). sass_sim's ``yield_switch`` (the next warp goes first after
-            # a yielding instruction) gives 27 (hold 2) / 39 (hold 0), but puts warps that run the same code in
-            # lockstep (both reach CALL/RET together): with it (hold 0) 239 of the 276 recorded emulated runs are
-            # within 5 % instead of 257 (T/dense_s4_k64:ilp4 warps 8 from +7.9 % to -1.5 %, but T/sp_s4_k64:ilp1
-            # warps 8 +9.6 %, T/sp_e*m*_k64_f32:ilp1 warps 10-16 up to 8 % off), so it stays off. An aging rule
-            # tried instead (a warp ready for 8 cycles goes first after a yielding instruction; an experiment, not
-            # kept) put 261 within 5 % (s4 all but one) but let the probe run at 19 cycles a step: a fit that
-            # the H100 contradicts, not adopted.
+            # a warp keeps its turn until an instruction with the yield flag, then the other goes (a probe step
+            # 16 cycles alone, 33 beside a hog that yields every sixth LOP3; 274-532 when the hog's flags are
+            # patched to no-yield; 16.9 when the probe's are), and a wait of 2 cycles past the stall count
+            # already loses the turn. sass_sim's ``yield_switch`` with ``hold`` 1 follows those runs (31.9 /
+            # 386 / 17.2 cycles; this policy 17 in all), but puts warps that run the same code in lockstep
+            # (both reach CALL/RET and the IMMA waits together, where the H100 keeps a dense_s4 ILP 4 pair's
+            # ALU 98 % busy): with it 240 of the 276 recorded emulated runs are within 5 % instead of 257
+            # (T/dense_s4_k64:ilp4 warps 8 +11.3 %, T/sp_s4_k64:ilp1 warps 8-13 +6..+10 %), with ``hold`` 2
+            # 247, so it stays off until what breaks the lockstep on the H100 is known. An aging rule tried
+            # instead (a warp ready for 8 cycles goes first after a yielding instruction; an experiment, not
+            # kept) put 261 within 5 % but let the probe run at 19 cycles a step: a fit the H100 contradicts.
             "hold": 2,
             # a FADD or BRA without the yield flag (control bit 4 set, sass_profile.encode; ptxas clears it on most
             # FADDs into C and on the loop-closing BRA of the fp8 kernels) keeps its sub-partition through its stall

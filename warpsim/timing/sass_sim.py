@@ -32,8 +32,9 @@ cycle by cycle, with the table's ``emulated["sass"]`` entry:
   line), ``wide`` (``{"warps": n, "lines": m}``: ``m`` lines when more than ``n`` warps run: a wider CTA gets
   a larger L1 from the driver's carveout, 240 KB for 512 threads where 32-256 get 224 KB).
   ``yield_switch`` (in the table's ``emulated["sass"]``, off): after an instruction with the yield flag the
-  next warp in turn goes first. The H100 does share a busy pipe at the yield flags (``sched_probe``:
-  ``traces/h100/sched_probe.json``), but with this rule the recorded emulated loops fit worse (README, Timing).
+  next warp in turn goes first. With ``hold`` 1 that is what the H100 does (``sched_probe``,
+  ``traces/h100/sched_probe.json``: two warps on one sub-partition, yield flags as ptxas set them or patched),
+  but with it the recorded emulated loops fit worse (README, Timing).
 
 :func:`issue` runs warps with programs of their own on one sub-partition (a microbenchmark's warps).
 """
@@ -122,9 +123,10 @@ class Loop:
                 for s, n in enumerate(population)]
 
 
-def _issue(a, c, sp_of, first, stop, start, want, frame_lines, lines):
+def _issue(a, c, sp_of, first, stop, start, want, frame_lines, lines, log=None):
     """``_run`` of the program arrays ``a`` under the table ``c``: warp w runs ``a[first[w]:stop[w]]``
-    ``want[w]`` times from cycle ``start[w]`` on sub-partition ``sp_of[w]``, with an L1 of ``lines`` lines."""
+    ``want[w]`` times from cycle ``start[w]`` on sub-partition ``sp_of[w]``, with an L1 of ``lines`` lines
+    (``log[w]``, if given, gets the issue cycles of warp w's first instructions)."""
     l1 = c["l1"]
     return _run(a["pipe"], a["ii"], a["stall"], a["keep"], a["wb"], a["rb"], a["wait"], a["lat"], a["mem"],
                 a["line"], a["nlines"], a["yld"], sp_of, first, stop, start, want, frame_lines,
@@ -133,21 +135,22 @@ def _issue(a, c, sp_of, first, stop, start, want, frame_lines, lines):
                 int(c["hold"]), bool(c.get("yield_switch", False)), POLICIES[l1.get("policy", "lru")],
                 HASHES[l1.get("hash", "fold")], l1.get("store_miss", "fetch") == "validate",
                 LAST_USE[l1.get("last_use", "keep")], int(round(1000 * float(l1.get("last_use_share", 1.0)))),
-                int(l1.get("stale", 0)))
+                int(l1.get("stale", 0)), np.zeros((len(sp_of), 0), np.int64) if log is None else log)
 
 
 def issue(programs: list, starts: list, trips: list, cfg: dict, tensor: dict) -> list:
     """Warps with programs of their own on one sub-partition (a microbenchmark's warps): warp w runs
-    ``programs[w]`` (encoded SASS lines) ``trips[w]`` times from cycle ``starts[w]``; the cycle each trip
-    ends, per warp."""
+    ``programs[w]`` (encoded SASS lines) ``trips[w]`` times from cycle ``starts[w]``; per warp the cycle
+    each of its instructions issued (in order, all trips)."""
     lines = [x for prog in programs for x in prog]
     a = _arrays(lines, cfg, tensor)
     stop = np.cumsum([len(p) for p in programs]).astype(np.int64)
     first = stop - np.array([len(p) for p in programs], np.int64)
     nw = len(programs)
-    ends = _issue(a, cfg, np.zeros(nw, np.int64), first, stop, np.array(starts, np.int64),
-                  np.array(trips, np.int64), int(max((a["line"] + a["nlines"]).max(), 1)), int(cfg["l1"]["lines"]))
-    return [ends[w, :trips[w]] for w in range(nw)]
+    log = np.zeros((nw, max(len(p) * n for p, n in zip(programs, trips))), np.int64)
+    _issue(a, cfg, np.zeros(nw, np.int64), first, stop, np.array(starts, np.int64), np.array(trips, np.int64),
+           int(max((a["line"] + a["nlines"]).max(), 1)), int(cfg["l1"]["lines"]), log)
+    return [log[w, :len(p) * n] for w, (p, n) in enumerate(zip(programs, trips))]
 
 
 class SassStage:
@@ -166,14 +169,16 @@ class SassStage:
 @njit(cache=True)
 def _run(pipe, ii, stall, keep, wb, rb, wait, lat, mem, line, nlines, yld, sp_of, first, stop, start, want,
          frame_lines, sets, ways, hit_lat, miss_lat, line_ii, fill_ii, mio_ii, hold, yield_switch, policy, hsh,
-         validate, last_use, lu_permille, stale):
-    """Cycle of the end of every trip of every warp (``ends[warp, trip]``)."""
+         validate, last_use, lu_permille, stale, log):
+    """Cycle of the end of every trip of every warp (``ends[warp, trip]``); the issue cycles of each warp's
+    first ``log.shape[1]`` instructions go to ``log``."""
     nw = sp_of.shape[0]
     nsp = sp_of.max() + 1
     pos = first.copy()
     nxt = start.copy()
     sb = np.zeros((nw, 8), np.int64)
     done = np.zeros(nw, np.int64)
+    nlog = np.zeros(nw, np.int64)
     ends = np.zeros((nw, want.max()), np.int64)
     free = np.zeros((nsp, 6), np.int64)
     last = -np.ones(nsp, np.int64)
@@ -203,6 +208,9 @@ def _run(pipe, ii, stall, keep, wb, rb, wait, lat, mem, line, nlines, yld, sp_of
             if w < 0:
                 continue
             i = pos[w]
+            if nlog[w] < log.shape[1]:
+                log[w, nlog[w]] = t
+                nlog[w] += 1
             p = pipe[i]
             if p == FMAL and free[s, FMAH] <= t:
                 p = FMAH

@@ -2,21 +2,27 @@
 (``traces/h100/sched_probe.json``, ``traces/capture/sched_probe.py``).
 
 Warp 0 (the hog) issues independent LOP3 at ptxas's stall count 2, which alone keeps the 16-lane ALU pipe
-busy; ptxas sets the yield flag on every sixth. Warp 4 (the probe) times 16 steps of 9 instructions (8 LOP3,
-4 of them predicated off, an IMAD.MOV and the clock read; one yields). What the H100 does:
+busy; ptxas sets the yield flag on every sixth. Warp 4 (the probe) reads the clock after each of 16 steps of
+9 instructions (8 LOP3, 4 of them predicated off, an IMAD.MOV, the clock read; one of them yields). The same
+cubin ran with the yield flags changed (``variants``). What the H100 does:
 
-* alone, a probe step takes 16 cycles (the sum of its stall counts), the hog's 4,096 LOP3 8,646 cycles;
+* alone, a probe step takes 16 cycles (the sum of its stall counts), the hog's 4,096 LOP3 ~8,650 cycles;
 * beside the hog, a probe step takes 16, 28, 40 or 52 cycles (16 + 12k: the hog runs on for k stretches of
-  6 instructions, from one yield to the next), about 33 on average, and the hog takes ~254 cycles longer;
-* so a warp that never waits does not keep the sub-partition: the other warp's instructions get in at the
-  yield flags.
+  6 instructions, from one yield to the next), 33 on average, and the hog takes ~250 cycles longer;
+* a hog that never yields lets the probe in only at its loop branch (a probe step 274 or 532 cycles: one or
+  two hog trips), and the probe then runs one step, to its own yield; a probe that never yields, once in,
+  keeps the pipe (16 cycles a step) while the yielding hog waits. So a warp keeps its turn until an
+  instruction with the yield flag (or a wait longer than its stall count allows), then the other warp goes.
+  (Clearing the flags needs the operand-reuse bits cleared too; those variants also slow each warp alone,
+  18 cycles a probe step, and are not compared here.)
 
-sass_sim's issue policy (greedy: the warp that issued last goes on while it can) lets the probe in only at
-the hog's loop branch, after which the probe keeps the pipe as the new greedy warp (17 cycles a step). With
-``yield_switch`` (a yielding instruction passes the turn to the next warp) the probe runs at about the
-H100's 33. The option is off in the table: it puts warps that run the same code in lockstep, so that both
-reach their CALL/RET and tensor waits together, and the recorded emulated loops fit worse with it (README,
-Timing).
+sass_sim's issue policy in the table (greedy: the warp that issued last goes on while it can, through waits
+of at most ``hold``) ignores the yield flag, so once the probe is in it keeps the pipe (17 cycles a step).
+With ``yield_switch`` (a yielding instruction passes the turn to the next warp) and ``hold`` 1 (a warp
+that waits 2 cycles or more past its issue loses its turn to a warp that issues meanwhile: the probe's one
+LOP3 at stall count 4 lets the non-yielding hog in, which then keeps the pipe to its branch, a 276-cycle step)
+the replay follows all four clean runs within 13 % (the plain one: 31.9 against 33.0 cycles a step). It stays off in the table: warps running the same code then go in lockstep and reach their
+CALL/RET and tensor waits together, and the recorded emulated loops fit worse (README, Timing).
 
     python -m warpsim.timing.sched_probe        # the H100's probe steps beside the replay's
 """
@@ -29,22 +35,31 @@ import sys
 import numpy as np
 
 PATH = os.path.join(os.path.dirname(__file__), "..", "..", "traces", "h100", "sched_probe.json")
+#: the runs compared with the replay: the plain cubin, and those whose yield flags were only set
+CLEAN = ("plain", "hog_noyield", "probe_noyield", "both_noyield")
 
 
 def load(path: str = PATH) -> dict:
     with open(path) as fh:
         doc = json.load(fh)
-    if not doc.get("runs") or not doc.get("sass", {}).get("hog_trip"):
-        raise ValueError(f"{path}: no runs or no SASS (expected traces/capture/sched_probe.py --json output)")
+    if not doc.get("runs") or not doc.get("sass", {}).get("hog_trip") or not doc.get("variants"):
+        raise ValueError(f"{path}: runs, SASS or variants missing (expected traces/capture/sched_probe.py --json "
+                         "output)")
     return doc
 
 
-def measured(doc: dict) -> dict:
-    """The H100's cycles: the hog alone and beside the probe; the probe's steps alone and beside the hog (steps
-    2-16 of every run: the first includes the sleep's wake-up)."""
-    def steps(runs):
-        return [b - a for r in runs for a, b in zip(r["probe"][1:-1], r["probe"][2:])]
-    runs = doc["runs"]
+def _cubins(doc: dict) -> dict:
+    """``{name: (sass, runs)}``: the plain cubin and each variant."""
+    out = {"plain": (doc["sass"], doc["runs"])}
+    out.update({k: (v["sass"], v["runs"]) for k, v in doc["variants"].items()})
+    return out
+
+
+def measured(runs: list) -> dict:
+    """The H100's cycles of one cubin's runs: the hog alone and beside the probe; the probe's steps (2-16 of
+    every run: the first includes the sleep's wake-up) alone and beside the hog; the probe's start."""
+    def steps(rs):
+        return [b - a for r in rs for a, b in zip(r["probe"][1:-1], r["probe"][2:])]
     both = [r for r in runs if r["hog_n"] and r["chain"]]
     return {"hog_alone": [r["hog"][1] - r["hog"][0] for r in runs if r["hog_n"] and not r["chain"]],
             "hog_shared": [r["hog"][1] - r["hog"][0] for r in both],
@@ -52,35 +67,50 @@ def measured(doc: dict) -> dict:
             "probe_start": [r["probe"][0] - r["hog"][0] for r in both]}
 
 
-def replay(doc: dict, **options) -> dict:
-    """The same runs through sass_sim (the table's ``emulated["sass"]`` with ``options``): the hog's trips
-    and 16 probe steps from the start the H100 recorded; per run the hog's cycles and the probe's steps."""
+def replay(sass: dict, runs: list, trips: int = 32, **options) -> dict:
+    """One cubin's runs through sass_sim (the table's ``emulated["sass"]`` with ``options``): the hog's
+    ``trips`` loop trips and the probe's sequence from each start the H100 recorded; the hog's cycles and the
+    probe's steps (between its clock reads, as measured)."""
     from warpsim.timing import sass_sim
     from warpsim.timing.params_sm90 import TABLE
     cfg = dict(TABLE["emulated"]["sass"], **options)
-    s = doc["sass"]
-    hog = sass_sim.issue([s["hog_trip"]], [0], [s["hog_trips"]], cfg, TABLE["tensor"])[0]
-    out = {"hog_alone": int(hog[-1]), "hog_shared": [], "probe_shared": []}
-    for start in sorted(set(measured(doc)["probe_start"])):
-        ends = sass_sim.issue([s["hog_trip"], s["probe_step"]], [0, start], [s["hog_trips"], 17], cfg,
-                              TABLE["tensor"])
-        out["hog_shared"].append(int(ends[0][-1]))
-        out["probe_shared"] += [int(v) for v in np.diff(ends[1][:16])]
-    alone = sass_sim.issue([s["probe_step"]], [0], [17], cfg, TABLE["tensor"])[0]
-    out["probe_alone"] = [int(v) for v in np.diff(alone)]
+    clocks = [i for i, x in enumerate(sass["probe"]) if x.startswith("CS2R")]
+
+    def steps(issued):
+        return [int(v) for v in np.diff(issued[clocks])[1:]]
+    hog = sass_sim.issue([sass["hog_trip"]], [0], [trips], cfg, TABLE["tensor"])[0]
+    out = {"hog_alone": int(hog[-1]) + 1, "hog_shared": [], "probe_shared": []}
+    for start in sorted(set(measured(runs)["probe_start"])):
+        h, p = sass_sim.issue([sass["hog_trip"], sass["probe"]], [0, start], [trips, 1], cfg, TABLE["tensor"])
+        out["hog_shared"].append(int(h[-1]) + 1)
+        out["probe_shared"] += steps(p)
+    out["probe_alone"] = steps(sass_sim.issue([sass["probe"]], [0], [1], cfg, TABLE["tensor"])[0])
     return out
+
+
+def table(doc: dict, **options) -> list[dict]:
+    """Per clean cubin: the H100's mean probe step beside the hog and the replay's, and the hog's extra cycles."""
+    rows = []
+    for name, (sass, runs) in _cubins(doc).items():
+        if name not in CLEAN:
+            continue
+        m, r = measured(runs), replay(sass, runs, doc["hog_trips"], **options)
+        rows.append({"cubin": name, "h100_step": float(np.mean(m["probe_shared"])),
+                     "model_step": float(np.mean(r["probe_shared"])),
+                     "h100_alone": float(np.mean(m["probe_alone"])), "model_alone": float(np.mean(r["probe_alone"])),
+                     "h100_hog_extra": float(np.mean(m["hog_shared"]) - np.mean(m["hog_alone"])),
+                     "model_hog_extra": float(np.mean(r["hog_shared"]) - r["hog_alone"])})
+    return rows
 
 
 def main(argv=None) -> int:
     doc = load()
-    m = measured(doc)
-    print(f"H100: hog alone {np.mean(m['hog_alone']):.0f} cycles, beside the probe {np.mean(m['hog_shared']):.0f};"
-          f" probe step alone {np.mean(m['probe_alone']):.1f}, beside the hog {np.mean(m['probe_shared']):.1f}"
-          f" ({sorted(set(m['probe_shared']))})")
-    for name, opts in (("greedy (the table)", {}), ("yield_switch", {"yield_switch": True})):
-        r = replay(doc, **opts)
-        print(f"{name:20s} hog alone {r['hog_alone']}, beside {np.mean(r['hog_shared']):.0f}; probe step alone "
-              f"{np.mean(r['probe_alone']):.1f}, beside the hog {np.mean(r['probe_shared']):.1f}")
+    for name, opts in (("greedy (the table)", {}), ("yield_switch, hold 1", {"yield_switch": True, "hold": 1})):
+        print(name)
+        for r in table(doc, **opts):
+            print(f"  {r['cubin']:14s} probe step beside the hog: H100 {r['h100_step']:6.1f}  model "
+                  f"{r['model_step']:6.1f}   (alone {r['h100_alone']:.1f} / {r['model_alone']:.1f}); hog +"
+                  f"{r['h100_hog_extra']:.0f} / +{r['model_hog_extra']:.0f}")
     return 0
 
 
