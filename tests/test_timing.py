@@ -569,7 +569,7 @@ def test_sched_probe_yield_sharing():
     because the recorded emulated loops fit worse with it (README, Timing)."""
     from warpsim.timing import sched_probe
     doc = sched_probe.load()
-    cubins = sched_probe._cubins(doc)
+    cubins = sched_probe.cubins(doc)
     plain = sched_probe.measured(cubins["plain"][1])
     assert 16 <= np.mean(plain["probe_alone"]) < 17 and 30 < np.mean(plain["probe_shared"]) < 36
     assert {16, 28, 40, 52} <= set(plain["probe_shared"])

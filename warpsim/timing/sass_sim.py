@@ -142,15 +142,14 @@ def issue(programs: list, starts: list, trips: list, cfg: dict, tensor: dict) ->
     """Warps with programs of their own on one sub-partition (a microbenchmark's warps): warp w runs
     ``programs[w]`` (encoded SASS lines) ``trips[w]`` times from cycle ``starts[w]``; per warp the cycle
     each of its instructions issued (in order, all trips)."""
-    lines = [x for prog in programs for x in prog]
-    a = _arrays(lines, cfg, tensor)
-    stop = np.cumsum([len(p) for p in programs]).astype(np.int64)
-    first = stop - np.array([len(p) for p in programs], np.int64)
-    nw = len(programs)
-    log = np.zeros((nw, max(len(p) * n for p, n in zip(programs, trips))), np.int64)
-    _issue(a, cfg, np.zeros(nw, np.int64), first, stop, np.array(starts, np.int64), np.array(trips, np.int64),
-           int(max((a["line"] + a["nlines"]).max(), 1)), int(cfg["l1"]["lines"]), log)
-    return [log[w, :len(p) * n] for w, (p, n) in enumerate(zip(programs, trips))]
+    a = _arrays([x for prog in programs for x in prog], cfg, tensor)
+    sizes = np.array([len(p) for p in programs], np.int64)
+    issued = sizes * np.array(trips, np.int64)
+    stop = np.cumsum(sizes)
+    log = np.zeros((len(programs), issued.max()), np.int64)
+    _issue(a, cfg, np.zeros(len(programs), np.int64), stop - sizes, stop, np.array(starts, np.int64),
+           np.array(trips, np.int64), int(max((a["line"] + a["nlines"]).max(), 1)), int(cfg["l1"]["lines"]), log)
+    return [log[w, :n] for w, n in enumerate(issued)]
 
 
 class SassStage:

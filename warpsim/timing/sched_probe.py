@@ -48,7 +48,7 @@ def load(path: str = PATH) -> dict:
     return doc
 
 
-def _cubins(doc: dict) -> dict:
+def cubins(doc: dict) -> dict:
     """``{name: (sass, runs)}``: the plain cubin and each variant."""
     out = {"plain": (doc["sass"], doc["runs"])}
     out.update({k: (v["sass"], v["runs"]) for k, v in doc["variants"].items()})
@@ -91,7 +91,7 @@ def replay(sass: dict, runs: list, trips: int = 32, **options) -> dict:
 def table(doc: dict, **options) -> list[dict]:
     """Per clean cubin: the H100's mean probe step beside the hog and the replay's, and the hog's extra cycles."""
     rows = []
-    for name, (sass, runs) in _cubins(doc).items():
+    for name, (sass, runs) in cubins(doc).items():
         if name not in CLEAN:
             continue
         m, r = measured(runs), replay(sass, runs, doc["hog_trips"], **options)
