@@ -583,3 +583,15 @@ def test_sched_probe_yield_sharing():
     assert [r["cubin"] for r in rows] == list(sched_probe.CLEAN)
     assert all(abs(r["model_step"] / r["h100_step"] - 1) < 0.15 for r in rows)
     assert all(abs(r["model_step"] / r["h100_step"] - 1) < 0.05 for r in rows if r["cubin"] != "hog_noyield")
+
+
+def test_sched_probe_load_names_a_broken_file(tmp_path):
+    """A damaged sched_probe.json is named with what is wrong, not a KeyError or a bare JSON error."""
+    from warpsim.timing import sched_probe
+    bad = tmp_path / "sched_probe.json"
+    bad.write_text('{"runs": [')
+    with pytest.raises(ValueError, match=r"sched_probe\.json: not JSON"):
+        sched_probe.load(str(bad))
+    bad.write_text('{"runs": [], "sass": {}}')
+    with pytest.raises(ValueError, match=r"sched_probe\.json: runs, SASS or variants missing"):
+        sched_probe.load(str(bad))

@@ -3,8 +3,9 @@
 (traces/capture/sched_probe.cu; recorded on the H100 2026-11-23 into traces/h100/sched_probe.json,
 replayed by ``python -m warpsim.timing.sched_probe``.)
 
-    nvcc -cubin -gencode=arch=compute_90a,code=sm_90a -O3 -o sched_probe.cubin traces/capture/sched_probe.cu
-    python traces/capture/sched_probe.py --device OUT [--cubin sched_probe.cubin]   # on the GPU
+    nvcc -cubin -gencode=arch=compute_90a,code=sm_90a -O3 -o traces/capture/build/sched_probe.cubin \
+        traces/capture/sched_probe.cu
+    python traces/capture/sched_probe.py --device OUT [--cubin CUBIN]   # on the GPU (default: that cubin)
     python traces/capture/sched_probe.py --json OUT       # here: traces/h100/sched_probe.json
 
 One CTA of 5 warps: warp 0 (the hog) runs 64 x 64 independent LOP3, warp 4 (the probe, same sub-partition)

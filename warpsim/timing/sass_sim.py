@@ -89,12 +89,17 @@ def _arrays(lines: list[str], cfg: dict, tensor: dict) -> dict:
     return a
 
 
+def _frame_lines(a: dict) -> int:
+    """Lines of one warp's local-memory frame (the highest spill line the program touches, at least 1)."""
+    return int(max((a["line"] + a["nlines"]).max(), 1))
+
+
 class Loop:
     """The program arrays of one loop trip (numba input) and the per-population results, cached."""
 
     def __init__(self, lines: list[str], cfg: dict, tensor: dict):
         self.arrays = a = _arrays(lines, cfg, tensor)
-        self.frame_lines = int(max((a["line"] + a["nlines"]).max(), 1))
+        self.frame_lines = _frame_lines(a)
         self.cfg = cfg
         self._got: dict = {}
 
@@ -148,7 +153,7 @@ def issue(programs: list, starts: list, trips: list, cfg: dict, tensor: dict) ->
     stop = np.cumsum(sizes)
     log = np.zeros((len(programs), issued.max()), np.int64)
     _issue(a, cfg, np.zeros(len(programs), np.int64), stop - sizes, stop, np.array(starts, np.int64),
-           np.array(trips, np.int64), int(max((a["line"] + a["nlines"]).max(), 1)), int(cfg["l1"]["lines"]), log)
+           np.array(trips, np.int64), _frame_lines(a), int(cfg["l1"]["lines"]), log)
     return [log[w, :n] for w, n in enumerate(issued)]
 
 

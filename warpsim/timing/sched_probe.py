@@ -41,8 +41,11 @@ CLEAN = ("plain", "hog_noyield", "probe_noyield", "both_noyield")
 
 def load(path: str = PATH) -> dict:
     with open(path) as fh:
-        doc = json.load(fh)
-    if not doc.get("runs") or not doc.get("sass", {}).get("hog_trip") or not doc.get("variants"):
+        try:
+            doc = json.load(fh)
+        except json.JSONDecodeError as err:
+            raise ValueError(f"{path}: not JSON ({err})") from None
+    if not isinstance(doc, dict) or not doc.get("runs") or not doc.get("sass", {}).get("hog_trip") or not doc.get("variants"):
         raise ValueError(f"{path}: runs, SASS or variants missing (expected traces/capture/sched_probe.py --json "
                          "output)")
     return doc
@@ -91,9 +94,9 @@ def replay(sass: dict, runs: list, trips: int = 32, **options) -> dict:
 def table(doc: dict, **options) -> list[dict]:
     """Per clean cubin: the H100's mean probe step beside the hog and the replay's, and the hog's extra cycles."""
     rows = []
-    for name, (sass, runs) in cubins(doc).items():
-        if name not in CLEAN:
-            continue
+    every = cubins(doc)
+    for name in CLEAN:
+        sass, runs = every[name]
         m, r = measured(runs), replay(sass, runs, doc["hog_trips"], **options)
         rows.append({"cubin": name, "h100_step": float(np.mean(m["probe_shared"])),
                      "model_step": float(np.mean(r["probe_shared"])),
