@@ -265,11 +265,15 @@ TABLE = {
             # 16 cycles alone, 33 beside a hog that yields every sixth LOP3; 274-532 when the hog's flags are
             # patched to no-yield; 16.9 when the probe's are), and a wait of 2 cycles past the stall count
             # already loses the turn. sass_sim's ``yield_switch`` with ``hold`` 1 follows those runs (31.9 /
-            # 386 / 17.2 cycles; this policy 17 in all), but puts warps that run the same code in lockstep
-            # (both reach CALL/RET and the IMMA waits together, where the H100 keeps a dense_s4 ILP 4 pair's
-            # ALU 98 % busy): with it 240 of the 276 recorded emulated runs are within 5 % instead of 257
+            # 386 / 17.2 cycles; this policy 17 in all), and gives a pair of the same s4 loop two modes, in
+            # phase and out of phase, picked by how far apart the warps start the loop (``stagger``): every
+            # recorded s4 pair (150) lies within 2.7 % of one of them, where this policy's one mode is 5-8 %
+            # from the out-of-phase pairs (warpsim.timing.pair_modes). Started together (the replay's
+            # default), warps stay in phase: 240 of the 276 recorded emulated runs within 5 % instead of 257
             # (T/dense_s4_k64:ilp4 warps 8 +11.3 %, T/sp_s4_k64:ilp1 warps 8-13 +6..+10 %), with ``hold`` 2
-            # 247, so it stays off until what breaks the lockstep on the H100 is known. An aging rule tried
+            # 247; with one stagger for all launches 122-132 of the 138 s4 runs instead of 133. The H100's
+            # loop-start offsets are set by when each warp's operand loads return (after the start clock) and
+            # are not recorded, so it stays off. An aging rule tried
             # instead (a warp ready for 8 cycles goes first after a yielding instruction; an experiment, not
             # kept) put 261 within 5 % but let the probe run at 19 cycles a step: a fit the H100 contradicts.
             "hold": 2,

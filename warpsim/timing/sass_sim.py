@@ -34,7 +34,9 @@ cycle by cycle, with the table's ``emulated["sass"]`` entry:
   ``yield_switch`` (in the table's ``emulated["sass"]``, off): after an instruction with the yield flag the
   next warp in turn goes first. With ``hold`` 1 that is what the H100 does (``sched_probe``,
   ``traces/h100/sched_probe.json``: two warps on one sub-partition, yield flags as ptxas set them or patched),
-  but with it the recorded emulated loops fit worse (README, Timing).
+  but with it the recorded emulated loops fit worse (README, Timing). ``stagger`` (cycles, 0): the k-th warp of
+  a sub-partition starts the loop k x ``stagger`` cycles after the first; with ``yield_switch`` it picks the
+  phase mode of a pair (``warpsim.timing.pair_modes``).
 
 :func:`issue` runs warps with programs of their own on one sub-partition (a microbenchmark's warps).
 """
@@ -112,8 +114,9 @@ class Loop:
         return got
 
     def _simulate(self, population):
-        sp_of = np.array([s for k in range(max(population)) for s in range(len(population))
-                          if population[s] > k], np.int64)
+        order = [(s, k) for k in range(max(population)) for s in range(len(population)) if population[s] > k]
+        sp_of = np.array([s for s, _ in order], np.int64)
+        start = np.array([k for _, k in order], np.int64) * int(self.cfg.get("stagger", 0))
         c, a, l1 = self.cfg, self.arrays, self.cfg["l1"]
         lines = int(l1["lines"])
         if "wide" in l1 and sum(population) > int(l1["wide"]["warps"]):  # a wider CTA: the driver's carveout
@@ -121,8 +124,8 @@ class Loop:
         trips = max(int(c["trips"]), -(-int(c["instructions"]) // len(a["pipe"])))
         nw = len(sp_of)
         ends = _issue(a, c, sp_of, np.zeros(nw, np.int64), np.full(nw, len(a["pipe"]), np.int64),
-                      np.zeros(nw, np.int64), np.full(nw, trips, np.int64), self.frame_lines, lines)
-        first = ends[:, 0].astype(float)
+                      start, np.full(nw, trips, np.int64), self.frame_lines, lines)
+        first = (ends[:, 0] - start).astype(float)
         later = (ends[:, -1] - ends[:, 0]) / (trips - 1)
         return [(float(first[sp_of == s].mean()), float(later[sp_of == s].mean())) if n else (0.0, 0.0)
                 for s, n in enumerate(population)]

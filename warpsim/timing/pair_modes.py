@@ -1,0 +1,120 @@
+"""Two warps of an s4 loop on one sub-partition: the H100's pair runs against sass_sim's phase modes.
+
+The s4 mma loops are ALU-bound stretches (LOP3/SHF at stall count 2) between waits the warp cannot fill
+(CALL/RET redirects, the IMMA's stall 15). Two warps on a sub-partition overlap those waits with each
+other's ALU work only if they are out of phase. In the recorded timing traces (``traces/h100/timing``,
+runs with 5-10 warps: some sub-partitions hold two warps of the same loop) the H100's pairs take one of two
+times, not a spread between them: T/sp_s4_k64 ILP 1 1.51-1.53 x one warp in the 5- and 6-warp runs and
+1.39-1.40 x in the 8- and 9-warp runs (7 and 10 warps: some pairs one, some the other); T/sp_s4_k128 ILP 1
+1.42 x or 1.375 x, sometimes both in one launch, from the same start-clock offsets.
+
+sass_sim with the issue policy the scheduler microbenchmark shows (``yield_switch``, ``hold`` 1;
+``warpsim.timing.sched_probe``) has two such modes per loop, picked by how far apart the two warps start
+the loop (``stagger``): in phase (started together) and out of phase (started ~120-170 cycles apart).
+Each of the 150 pair times the H100 recorded for the five s4 loops lies within 2.7 % of one of them (141
+within 1.6 %, median 0.6 %): sp_s4_k64 ILP 1 1.533 / 1.375, sp_s4_k128 ILP 1 1.432 / 1.367, dense_s4_k64
+ILP 1 in phase (1.328), ILP 4 out of phase (1.543-1.553), sp_s4_k64 ILP 4 in phase (1.544). The table's policy (greedy, ``hold`` 2) has one mode, between them: within
+5 % of the in-phase pairs, not of the out-of-phase ones (T/sp_s4_k64:ilp1 warps 8, 9; T/dense_s4_k64:ilp4
+warps 7-9: README, Timing).
+
+Which mode a pair lands in is set before the loop: ptxas puts the start clock read (CS2R) before the loads
+of the loop's operands (S/timing_dense_s4_k64_ilp1.sass: the LDGs at 0x100-0x160, the first CALL waits on
+them), so each warp starts its loop when its loads return, which the traces do not record. With one
+``stagger`` for all launches the yield policy fits the recorded table worse than greedy does (of the 138
+s4 runs, 132 within 5 % at 100 cycles, 128-130 at 150-250, 122 at 0; greedy 133): the H100's loop-start
+offsets differ by loop and by warp count.
+
+    python -m warpsim.timing.pair_modes       # the H100's pair times beside the replay's modes
+"""
+from __future__ import annotations
+
+import copy
+import os
+import sys
+
+import numpy as np
+
+from .. import tracefile
+from . import sass_profile, sass_sim
+from .params_sm90 import TABLE
+
+TIMING = os.path.join(os.path.dirname(__file__), "..", "..", "traces", "h100", "timing")
+#: (form, ILP) of the s4 loops compared
+LOOPS = (("sp_s4_k64", 1), ("sp_s4_k128", 1), ("dense_s4_k64", 1), ("sp_s4_k64", 4), ("dense_s4_k64", 4))
+#: the issue policy of the H100's scheduler microbenchmark (warpsim.timing.sched_probe)
+YIELD = {"yield_switch": True, "hold": 1}
+#: loop-start offsets (cycles) of the pair's second warp: in phase, and two out of phase
+OFFSETS = (0, 120, 170)
+REPS = 32
+
+
+def measured(form: str, ilp: int, folder: str = TIMING) -> list:
+    """The recorded pairs of ``form`` at ``ilp`` (reps 32, 5-10 warps): per sub-partition that holds
+    exactly two warps ``{"warps", "repeat", "sp", "offset", "ratio"}``, ratio = the pair's mean time
+    (end - start) over the median one-warp time (repeats >= 1)."""
+    a = tracefile.read_trace(os.path.join(folder, f"{form}.npz")).arrays
+    dur = a["end"].astype(np.int64) - a["start"].astype(np.int64)
+    start = a["start"].astype(np.int64)
+    runs = (a["run_ilp"] == ilp) & (a["run_reps"] == REPS)
+    alone = runs & (a["run_warps"] == 1) & (a["run_repeat"] >= 1)
+    if not alone.any():
+        raise ValueError(f"{form}: no one-warp run at ILP {ilp}, reps {REPS}")
+    one = float(np.median(dur[alone, 0]))
+    out = []
+    for r in np.flatnonzero(runs & (a["run_warps"] >= 5) & (a["run_warps"] <= 10)):
+        n = int(a["run_warps"][r])
+        for sp in range(4):
+            ws = list(range(sp, n, 4))
+            if len(ws) == 2:
+                out.append({"warps": n, "repeat": int(a["run_repeat"][r]), "sp": sp,
+                            "offset": int(start[r, ws[1]] - start[r, ws[0]]),
+                            "ratio": float(dur[r, ws].mean()) / one})
+    return out
+
+
+def loop(form: str, ilp: int, **overrides) -> sass_sim.Loop:
+    """sass_sim's loop of ``<form>_ilp<ilp>`` (its SASS on file) under the table with ``overrides``."""
+    kernel = f"{form}_ilp{ilp}"
+    entry = next((v for v in sass_profile.table("sm_90").values() if v["kernel"] == kernel), None)
+    if entry is None:
+        raise KeyError(f"{kernel}: no SASS on file (warpsim/timing/sass_sm90.json)")
+    cfg = copy.deepcopy(TABLE["emulated"]["sass"])
+    cfg.update(overrides)
+    return sass_sim.Loop(sass_profile.trip(entry["loop"]), cfg, TABLE["tensor"])
+
+
+def modelled(form: str, ilp: int, **overrides) -> float:
+    """The replay's pair time over one warp's (``REPS`` trips: the first, then later ones)."""
+    lp = loop(form, ilp, **overrides)
+    total = [first + (REPS - 1) * later for first, later in (lp.cycles(p)[0] for p in ((1, 0, 0, 0), (2, 0, 0, 0)))]
+    return total[1] / total[0]
+
+
+def modes(form: str, ilp: int) -> dict:
+    """``{offset: pair ratio}`` of the yield policy, the loop's modes."""
+    return {off: modelled(form, ilp, stagger=off, **YIELD) for off in OFFSETS}
+
+
+def table(folder: str = TIMING) -> list:
+    rows = []
+    for form, ilp in LOOPS:
+        hw = [p["ratio"] for p in measured(form, ilp, folder)]
+        m = modes(form, ilp)
+        rows.append({"loop": f"{form} ILP {ilp}", "hw": hw, "greedy": modelled(form, ilp), "modes": m,
+                     "nearest": max(min(abs(x / y - 1) for y in m.values()) for x in hw)})
+    return rows
+
+
+def main(argv=None) -> int:
+    print(f"{'loop':<20} {'H100 pairs (x one warp)':<34} {'greedy':>7}  yield modes (loop-start offset: x)")
+    for r in table():
+        hw = sorted({round(x, 3) for x in r["hw"]})
+        shown = " ".join(f"{x:.3f}" for x in hw[:4]) + (f" .. {hw[-1]:.3f}" if len(hw) > 4 else "")
+        modes_s = "  ".join(f"{off}: {v:.3f}" for off, v in r["modes"].items())
+        print(f"{r['loop']:<20} {shown:<34} {r['greedy']:>7.3f}  {modes_s}   (every pair within "
+              f"{100 * r['nearest']:.1f} % of a mode)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
