@@ -608,6 +608,29 @@ def test_s4_pairs_take_one_of_the_yield_policys_two_phase_modes():
     assert min(k64) * 1.05 < greedy < max(k64)
 
 
+def test_s4_pair_mode_follows_the_measured_loop_start_offset():
+    """traces/h100/loop_start.json: a clock read once each warp's operands are back. The loads spread a
+    pair's loop starts by at most ~100 cycles, and in sp_s4_k64 ILP 1 the offset picks the mode: 60 cycles
+    or more apart every pair runs out of phase, close together almost all in phase."""
+    from warpsim.timing import pair_modes
+    pairs = pair_modes.loop_start_pairs()
+    assert set(pairs) == {(f, i) for f in ("sp_s4_k64", "sp_s4_k128", "dense_s4_k64") for i in (1, 4)}
+    assert all(len(v) == 45 and max(off for off, _ in v) < 130 for v in pairs.values())
+    k64 = pairs[("sp_s4_k64", 1)]
+    far = [r for off, r in k64 if off >= 60]
+    near = [r for off, r in k64 if off <= 45]
+    assert len(far) >= 4 and all(1.35 < r < 1.40 for r in far)
+    assert len(near) >= 20 and sum(r > 1.45 for r in near) >= 0.85 * len(near)
+
+
+def test_loop_start_load_names_a_broken_file(tmp_path):
+    from warpsim.timing import pair_modes
+    bad = tmp_path / "loop_start.json"
+    bad.write_text('{"how": "x"}')
+    with pytest.raises(ValueError, match=r"loop_start\.json: not a loop_start\.py --device file"):
+        pair_modes.loop_start_pairs(str(bad))
+
+
 def test_sched_probe_load_names_a_broken_file(tmp_path):
     """A damaged sched_probe.json is named with what is wrong, not a KeyError or a bare JSON error."""
     from warpsim.timing import sched_probe

@@ -24,11 +24,20 @@ them), so each warp starts its loop when its loads return, which the traces do n
 s4 runs, 132 within 5 % at 100 cycles, 128-130 at 150-250, 122 at 0; greedy 133): the H100's loop-start
 offsets differ by loop and by warp count.
 
+Measured (``traces/h100/loop_start.json``, ``traces/capture/loop_start.py``: the same kernels with a clock
+read added once the operands are back, which moves ptxas's loads before the start clock and changes the
+loops' SASS in places, so the pair times are those of other kernels): the loads spread the loop starts of
+a pair by 5-99 cycles, and the offset picks the mode. sp_s4_k64 ILP 1: every pair started 60 or more
+cycles apart runs out of phase (1.36-1.40 x one warp), all but 3 of the 27 started at most 42 apart in
+phase (1.495 x), 51-55 either way. Replaying those kernels with their measured offsets needs their SASS
+(the driver's JIT output), not on file.
+
     python -m warpsim.timing.pair_modes       # the H100's pair times beside the replay's modes
 """
 from __future__ import annotations
 
 import copy
+import json
 import os
 import sys
 
@@ -39,6 +48,7 @@ from . import sass_profile, sass_sim
 from .params_sm90 import TABLE
 
 TIMING = os.path.join(os.path.dirname(__file__), "..", "..", "traces", "h100", "timing")
+LOOP_START = os.path.join(os.path.dirname(__file__), "..", "..", "traces", "h100", "loop_start.json")
 #: (form, ILP) of the s4 loops compared
 LOOPS = (("sp_s4_k64", 1), ("sp_s4_k128", 1), ("dense_s4_k64", 1), ("sp_s4_k64", 4), ("dense_s4_k64", 4))
 #: the issue policy of the H100's scheduler microbenchmark (warpsim.timing.sched_probe)
@@ -93,6 +103,32 @@ def modelled(form: str, ilp: int, **overrides) -> float:
 def modes(form: str, ilp: int) -> dict:
     """``{offset: pair ratio}`` of the yield policy, the loop's modes."""
     return {off: modelled(form, ilp, stagger=off, **YIELD) for off in OFFSETS}
+
+
+def loop_start_pairs(path: str = LOOP_START) -> dict:
+    """``traces/h100/loop_start.json`` (traces/capture/loop_start.py): per (form, ILP) the pairs of the 5-10
+    warp runs as ``(|loop-start offset|, pair time / one warp's)``, times from the loop-start clock."""
+    with open(path) as fh:
+        try:
+            rows = json.load(fh)["rows"]
+        except (json.JSONDecodeError, KeyError) as err:
+            raise ValueError(f"{path}: not a loop_start.py --device file ({err})") from None
+    one: dict = {}
+    for r in rows:
+        if r["warps"] == 1 and r["repeat"] >= 1:
+            one.setdefault((r["form"], r["ilp"]), []).append(r["end"][0] - r["loop"][0])
+    out: dict = {}
+    for r in rows:
+        n, key = r["warps"], (r["form"], r["ilp"])
+        if not 5 <= n <= 10:
+            continue
+        loop, end = np.array(r["loop"], np.int64), np.array(r["end"], np.int64)
+        for sp in range(4):
+            ws = list(range(sp, n, 4))
+            if len(ws) == 2:
+                out.setdefault(key, []).append((abs(int(loop[ws[1]] - loop[ws[0]])),
+                                                float(np.mean(end[ws] - loop[ws])) / float(np.median(one[key]))))
+    return {k: sorted(v) for k, v in out.items()}
 
 
 def table(folder: str = TIMING) -> list:
