@@ -73,13 +73,16 @@ def measured(form: str, ilp: int, folder: str = TIMING) -> list:
     out = []
     for r in np.flatnonzero(runs & (a["run_warps"] >= 5) & (a["run_warps"] <= 10)):
         n = int(a["run_warps"][r])
-        for sp in range(4):
-            ws = list(range(sp, n, 4))
-            if len(ws) == 2:
-                out.append({"warps": n, "repeat": int(a["run_repeat"][r]), "sp": sp,
-                            "offset": int(start[r, ws[1]] - start[r, ws[0]]),
-                            "ratio": float(dur[r, ws].mean()) / one})
+        for sp, ws in _pairs(n):
+            out.append({"warps": n, "repeat": int(a["run_repeat"][r]), "sp": sp,
+                        "offset": int(start[r, ws[1]] - start[r, ws[0]]), "ratio": float(dur[r, ws].mean()) / one})
     return out
+
+
+def _pairs(warps: int) -> list:
+    """``[(sub-partition, [its two warps])]`` for the sub-partitions holding exactly two of ``warps`` warps
+    (warp w on sub-partition w mod 4)."""
+    return [(sp, ws) for sp in range(4) if len(ws := list(range(sp, warps, 4))) == 2]
 
 
 def loop(form: str, ilp: int, **overrides) -> sass_sim.Loop:
@@ -113,21 +116,20 @@ def loop_start_pairs(path: str = LOOP_START) -> dict:
             rows = json.load(fh)["rows"]
         except (json.JSONDecodeError, KeyError) as err:
             raise ValueError(f"{path}: not a loop_start.py --device file ({err})") from None
-    one: dict = {}
+    alone: dict = {}
     for r in rows:
         if r["warps"] == 1 and r["repeat"] >= 1:
-            one.setdefault((r["form"], r["ilp"]), []).append(r["end"][0] - r["loop"][0])
+            alone.setdefault((r["form"], r["ilp"]), []).append(r["end"][0] - r["loop"][0])
+    one = {k: float(np.median(v)) for k, v in alone.items()}
     out: dict = {}
     for r in rows:
         n, key = r["warps"], (r["form"], r["ilp"])
         if not 5 <= n <= 10:
             continue
         loop, end = np.array(r["loop"], np.int64), np.array(r["end"], np.int64)
-        for sp in range(4):
-            ws = list(range(sp, n, 4))
-            if len(ws) == 2:
-                out.setdefault(key, []).append((abs(int(loop[ws[1]] - loop[ws[0]])),
-                                                float(np.mean(end[ws] - loop[ws])) / float(np.median(one[key]))))
+        for _, ws in _pairs(n):
+            out.setdefault(key, []).append((abs(int(loop[ws[1]] - loop[ws[0]])),
+                                            float(np.mean(end[ws] - loop[ws])) / one[key]))
     return {k: sorted(v) for k, v in out.items()}
 
 
