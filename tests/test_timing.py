@@ -222,7 +222,7 @@ def test_nonyield_fadd_bra_keep_the_subpartition():
     third warp cost 25."""
     from warpsim.timing import sass_profile, sass_sim
     from warpsim.timing.params_sm90 import TABLE
-    prof = next(k["loop"] for k in sass_profile.table("sm_90").values() if k["kernel"] == "dense_e4m3_k32_f32_ilp1")
+    prof = sass_profile.kernel_loop("dense_e4m3_k32_f32_ilp1", "sm_90")
     lines = sass_profile.trip(prof)
     noyield = [ln.split()[0] for ln in lines if ln.split()[2] == "1"]
     assert noyield.count("FADD") == 32 and noyield.count("BRA") == 1 and len(noyield) == 34  # + first HMMA
@@ -525,7 +525,7 @@ def test_sass_sim_l1_options_default():
     the old last-use handling, and "wide" (a larger L1 past a number of warps) changes nothing below it."""
     from warpsim.timing import sass_profile, sass_sim
     from warpsim.timing.params_sm90 import TABLE
-    loop = next(v["loop"] for v in sass_profile.table("sm_90").values() if v["kernel"] == "sp_e4m3_k64_f32_ilp2")
+    loop = sass_profile.kernel_loop("sp_e4m3_k64_f32_ilp2", "sm_90")
     cfg = copy.deepcopy(TABLE["emulated"]["sass"])
     base = sass_sim.Loop(sass_profile.trip(loop), cfg, TABLE["tensor"]).cycles((1, 1, 0, 0))
     for extra in ({"last_use_share": 1.0}, {"wide": {"warps": 8, "lines": 1920}}):
@@ -629,6 +629,13 @@ def test_loop_start_load_names_a_broken_file(tmp_path):
     bad.write_text('{"how": "x"}')
     with pytest.raises(ValueError, match=r"loop_start\.json: not a loop_start\.py --device file"):
         pair_modes.loop_start_pairs(str(bad))
+
+
+def test_kernel_loop_names_a_kernel_without_sass():
+    from warpsim.timing import sass_profile
+    assert sass_profile.kernel_loop("sp_s4_k64_ilp1", "sm_90")["body"]
+    with pytest.raises(KeyError, match=r"sp_s4_k64_ilp9: no SASS on file for sm_90 \(warpsim/timing/sass_sm90\.json\)"):
+        sass_profile.kernel_loop("sp_s4_k64_ilp9", "sm_90")
 
 
 def test_sched_probe_load_names_a_broken_file(tmp_path):

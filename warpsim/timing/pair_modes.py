@@ -13,9 +13,9 @@ sass_sim with the issue policy the scheduler microbenchmark shows (``yield_switc
 the loop (``stagger``): in phase (started together) and out of phase (started ~120-170 cycles apart).
 Each of the 150 pair times the H100 recorded for the five s4 loops lies within 2.7 % of one of them (141
 within 1.6 %, median 0.6 %): sp_s4_k64 ILP 1 1.533 / 1.375, sp_s4_k128 ILP 1 1.432 / 1.367, dense_s4_k64
-ILP 1 in phase (1.328), ILP 4 out of phase (1.543-1.553), sp_s4_k64 ILP 4 in phase (1.544). The table's policy (greedy, ``hold`` 2) has one mode, between them: within
-5 % of the in-phase pairs, not of the out-of-phase ones (T/sp_s4_k64:ilp1 warps 8, 9; T/dense_s4_k64:ilp4
-warps 7-9: README, Timing).
+ILP 1 in phase (1.328), ILP 4 out of phase (1.543-1.553), sp_s4_k64 ILP 4 in phase (1.544). The table's
+policy (greedy, ``hold`` 2) has one mode, between them: within 5 % of the in-phase pairs, not of the
+out-of-phase ones (T/sp_s4_k64:ilp1 warps 8, 9; T/dense_s4_k64:ilp4 warps 7-9: README, Timing).
 
 Which mode a pair lands in is set before the loop: ptxas puts the start clock read (CS2R) before the loads
 of the loop's operands (S/timing_dense_s4_k64_ilp1.sass: the LDGs at 0x100-0x160, the first CALL waits on
@@ -87,13 +87,10 @@ def _pairs(warps: int) -> list:
 
 def loop(form: str, ilp: int, **overrides) -> sass_sim.Loop:
     """sass_sim's loop of ``<form>_ilp<ilp>`` (its SASS on file) under the table with ``overrides``."""
-    kernel = f"{form}_ilp{ilp}"
-    entry = next((v for v in sass_profile.table("sm_90").values() if v["kernel"] == kernel), None)
-    if entry is None:
-        raise KeyError(f"{kernel}: no SASS on file (warpsim/timing/sass_sm90.json)")
     cfg = copy.deepcopy(TABLE["emulated"]["sass"])
     cfg.update(overrides)
-    return sass_sim.Loop(sass_profile.trip(entry["loop"]), cfg, TABLE["tensor"])
+    return sass_sim.Loop(sass_profile.trip(sass_profile.kernel_loop(f"{form}_ilp{ilp}", "sm_90")), cfg,
+                         TABLE["tensor"])
 
 
 def modelled(form: str, ilp: int, **overrides) -> float:

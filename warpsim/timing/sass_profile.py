@@ -244,6 +244,15 @@ def table(arch: str) -> dict:
     return got["kernels"]
 
 
+def kernel_loop(kernel: str, arch: str) -> dict:
+    """The loop profile of the kernel named ``kernel`` (e.g. ``sp_s4_k64_ilp1``) among ``arch``'s committed
+    profiles."""
+    got = next((k for k in table(arch).values() if k["kernel"] == kernel), None)
+    if got is None:
+        raise KeyError(f"{kernel}: no SASS on file for {arch} (warpsim/timing/sass_{arch.replace('_', '')}.json)")
+    return got["loop"]
+
+
 def lookup(program, arch: str) -> dict | None:
     """The loop profile of ``program``'s kernel if ptxas's SASS of exactly this entry text is on file."""
     got = table(arch).get(program_key(program))

@@ -21,9 +21,10 @@ of at most ``hold``) ignores the yield flag, so once the probe is in it keeps th
 With ``yield_switch`` (a yielding instruction passes the turn to the next warp) and ``hold`` 1 (a warp
 that waits 2 cycles or more past its issue loses its turn to a warp that issues meanwhile: the probe's one
 LOP3 at stall count 4 lets the non-yielding hog in, which then keeps the pipe to its branch, a 276-cycle step)
-the replay follows all four clean runs within 13 % (the plain one: 31.9 against 33.0 cycles a step). It stays off in the table: warps running the same code then stay in whatever phase they start
-the loop in, and the recorded emulated loops, whose loop-start offsets are not recorded, fit worse started
-together (README, Timing; the two phase modes against the H100's pairs: ``warpsim.timing.pair_modes``).
+the replay follows all four clean runs within 13 % (the plain one: 31.9 against 33.0 cycles a step). It
+stays off in the table: warps running the same code then stay in whatever phase they start the loop in, and
+the recorded emulated loops, whose loop-start offsets are not recorded, fit worse started together (README,
+Timing; the two phase modes against the H100's pairs: ``warpsim.timing.pair_modes``).
 
     python -m warpsim.timing.sched_probe        # the H100's probe steps beside the replay's
 """
@@ -46,7 +47,8 @@ def load(path: str = PATH) -> dict:
             doc = json.load(fh)
         except json.JSONDecodeError as err:
             raise ValueError(f"{path}: not JSON ({err})") from None
-    if not isinstance(doc, dict) or not doc.get("runs") or not doc.get("sass", {}).get("hog_trip") or not doc.get("variants"):
+    complete = isinstance(doc, dict) and doc.get("runs") and doc.get("sass", {}).get("hog_trip") and doc.get("variants")
+    if not complete:
         raise ValueError(f"{path}: runs, SASS or variants missing (expected traces/capture/sched_probe.py --json "
                          "output)")
     return doc
