@@ -52,6 +52,8 @@ LOCAL_LOAD, LOCAL_STORE, LOCAL_LOAD_LU = 1, 2, 3
 #: what an LDL.LU (last use) does to its line (``l1["last_use"]``)
 LAST_USE = {"keep": 0, "evict_first": 1, "invalidate": 2}
 NO_SCOREBOARD = 7
+#: the columns of the L1 counts (``Loop.l1_counts``): local lines loaded, of them missed, stored, of them missed
+COUNTS = ("load", "load_miss", "store", "store_miss")
 #: L1 replacement policies and set-index functions (``l1["policy"]``, ``l1["hash"]``)
 POLICIES = {"lru": 0, "random": 1, "bip": 2, "srrip": 3, "plru": 4, "lip": 5, "brrip": 6, "dip": 7}
 #: DIP (``l1["policy"] = "dip"``, Qureshi et al., ISCA 2007): every ``DIP_LEADER``-th set is an LRU leader, the
@@ -104,6 +106,7 @@ class Loop:
         self.frame_lines = _frame_lines(a)
         self.cfg = cfg
         self._got: dict = {}
+        self._counts: dict = {}
 
     def cycles(self, population: tuple) -> list:
         """``[(first trip, later trip)]`` per sub-partition (the mean of its warps; 0 where none) with
@@ -112,6 +115,12 @@ class Loop:
         if got is None:
             got = self._got[population] = self._simulate(population)
         return got
+
+    def l1_counts(self, population: tuple) -> tuple:
+        """The L1's local-memory counts a warp (:data:`COUNTS`) in its first trip and in a later one (the mean
+        of the trips after the first) with ``population`` warps of the loop (see :meth:`cycles`)."""
+        self.cycles(population)
+        return self._counts[population]
 
     def _simulate(self, population):
         order = [(s, k) for k in range(max(population)) for s in range(len(population)) if population[s] > k]
@@ -123,15 +132,17 @@ class Loop:
             lines = int(l1["wide"]["lines"])  # leaves a larger L1 (traces/h100/l1_probe.json)
         trips = max(int(c["trips"]), -(-int(c["instructions"]) // len(a["pipe"])))
         nw = len(sp_of)
+        counts = np.zeros((2, 4), np.int64)
         ends = _issue(a, c, sp_of, np.zeros(nw, np.int64), np.full(nw, len(a["pipe"]), np.int64),
-                      start, np.full(nw, trips, np.int64), self.frame_lines, lines)
+                      start, np.full(nw, trips, np.int64), self.frame_lines, lines, counts=counts)
         first = (ends[:, 0] - start).astype(float)
         later = (ends[:, -1] - ends[:, 0]) / (trips - 1)
+        self._counts[population] = (counts[0] / nw, counts[1] / (nw * (trips - 1)))
         return [(float(first[sp_of == s].mean()), float(later[sp_of == s].mean())) if n else (0.0, 0.0)
                 for s, n in enumerate(population)]
 
 
-def _issue(a, c, sp_of, first, stop, start, want, frame_lines, lines, log=None):
+def _issue(a, c, sp_of, first, stop, start, want, frame_lines, lines, log=None, counts=None):
     """``_run`` of the program arrays ``a`` under the table ``c``: warp w runs ``a[first[w]:stop[w]]``
     ``want[w]`` times from cycle ``start[w]`` on sub-partition ``sp_of[w]``, with an L1 of ``lines`` lines
     (``log[w]``, if given, gets the issue cycles of warp w's first instructions)."""
@@ -143,7 +154,9 @@ def _issue(a, c, sp_of, first, stop, start, want, frame_lines, lines, log=None):
                 int(c["hold"]), bool(c.get("yield_switch", False)), POLICIES[l1.get("policy", "lru")],
                 HASHES[l1.get("hash", "fold")], l1.get("store_miss", "fetch") == "validate",
                 LAST_USE[l1.get("last_use", "keep")], int(round(1000 * float(l1.get("last_use_share", 1.0)))),
-                int(l1.get("stale", 0)), np.zeros((len(sp_of), 0), np.int64) if log is None else log)
+                int(l1.get("stale", 0)), bool(l1.get("in_order", False)),
+                np.zeros((len(sp_of), 0), np.int64) if log is None else log,
+                np.zeros((2, 4), np.int64) if counts is None else counts)
 
 
 def issue(programs: list, starts: list, trips: list, cfg: dict, tensor: dict) -> list:
@@ -176,9 +189,10 @@ class SassStage:
 @njit(cache=True)
 def _run(pipe, ii, stall, keep, wb, rb, wait, lat, mem, line, nlines, yld, sp_of, first, stop, start, want,
          frame_lines, sets, ways, hit_lat, miss_lat, line_ii, fill_ii, mio_ii, hold, yield_switch, policy, hsh,
-         validate, last_use, lu_permille, stale, log):
+         validate, last_use, lu_permille, stale, in_order, log, counts):
     """Cycle of the end of every trip of every warp (``ends[warp, trip]``); the issue cycles of each warp's
-    first ``log.shape[1]`` instructions go to ``log``."""
+    first ``log.shape[1]`` instructions go to ``log``; ``counts[trip > 0]`` gets the local lines loaded, the
+    loads that missed, the lines stored and the stores that missed (:data:`COUNTS`)."""
     nw = sp_of.shape[0]
     nsp = sp_of.max() + 1
     pos = first.copy()
@@ -200,6 +214,7 @@ def _run(pipe, ii, stall, keep, wb, rb, wait, lat, mem, line, nlines, yld, sp_of
                 tags[s0, a0] = nw * frame_lines + s0 * ways + a0
                 stamp[s0, a0] = stale
     l1_free = 0
+    warp_mem = np.zeros(nw, np.int64)  # in_order: a warp's next access waits for its last miss's line
     fill_free = 0
     use = 0
     t = 0
@@ -234,6 +249,10 @@ def _run(pipe, ii, stall, keep, wb, rb, wait, lat, mem, line, nlines, yld, sp_of
                 for j in range(nlines[i]):
                     use += 1
                     got = _touch(tags, stamp, fill, w * frame_lines + line[i] + j, use, policy, hsh)
+                    col = 0 if mem[i] != LOCAL_STORE else 2
+                    counts[min(done[w], 1), col] += 1
+                    if got < 0:
+                        counts[min(done[w], 1), col + 1] += 1
                     if got < 0 and mem[i] == LOCAL_STORE and validate:
                         got = _set_fill(tags, fill, w * frame_lines + line[i] + j, start, hsh)
                     elif got < 0:  # not in the L1: the line is fetched (a store's too), one per fill_ii
@@ -244,6 +263,10 @@ def _run(pipe, ii, stall, keep, wb, rb, wait, lat, mem, line, nlines, yld, sp_of
                         ready = got
                     if mem[i] == LOCAL_LOAD_LU and last_use != 0 and _rand(use) % 1000 < lu_permille:
                         _last_use(tags, stamp, w * frame_lines + line[i] + j, policy, hsh, last_use)
+            if in_order and mem[i] != 0 and mem[i] != LOCAL_STORE:  # loads return in order
+                if warp_mem[w] > ready:
+                    ready = warp_mem[w]
+                warp_mem[w] = ready
             if wb[i] != NO_SCOREBOARD:
                 sb[w, wb[i]] = ready
             if rb[i] != NO_SCOREBOARD and start + 2 > sb[w, rb[i]]:

@@ -1,0 +1,136 @@
+"""The H100's L1 counters for the sparse fp8 timing kernels (``traces/h100/l1_counters.json``,
+``traces/capture/l1_counters.py``) beside :mod:`warpsim.timing.sass_sim`'s L1.
+
+Nsight Compute counted, for the recorded kernels at ILP 1, 2, 4, 8 with 1-16 warps (reps 32), the local-memory
+sectors the L1 looked up and how many missed, and what the L1 read from and wrote to the L2. What they say:
+
+* every local store goes on to the L2 (``l2_write`` = ``st``: write-through) and a store that misses reads
+  nothing (``l2_read`` = the load misses): a missing store allocates without a fetch (``store_miss``
+  ``"validate"``);
+* the loads miss far less than the stores (ILP 4: 5 / 21 / 33 / 49 % of the loads with 4 / 6 / 8 / 16 warps,
+  42 / 74 / 85 / 93 % of the stores): a spill slot's line stays from its store to its fill and is gone by its
+  next store. That is what an L1 of the measured 1,792 lines (224 KB) does when the last-use fill (``LDL.LU``,
+  85-93 % of the fills) puts its line first in line for eviction (``last_use`` ``"evict_first"``): its load
+  misses follow the H100's within a few points at every ILP and warp count, where the default (2,048 LRU
+  lines, stores fetch) misses up to 3x as often (:func:`compare`);
+* the time a warp loses is about 100 cycles a load miss (90-112 at ILP 4 and 8, 4-16 warps), whatever the
+  number of warps (:func:`excess`).
+
+    python -m warpsim.timing.l1_counters            # the load-miss table, H100 / default / MEASURED
+"""
+from __future__ import annotations
+
+import copy
+import json
+import os
+import sys
+from collections import defaultdict
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DATA = os.path.join(HERE, "..", "..", "traces", "h100", "l1_counters.json")
+FORM = "sp_e4m3_k64_f32"
+REPS = 32
+#: sass_sim's L1 options that reproduce the counters (the size measured by traces/h100/l1_probe.json)
+MEASURED = {"lines": 1792, "last_use": "evict_first", "store_miss": "validate"}
+
+
+def load(path: str = DATA) -> dict:
+    with open(path) as fh:
+        doc = json.load(fh)
+    if not isinstance(doc, dict) or "rows" not in doc:
+        raise ValueError(f"{path}: not an l1_counters file (no 'rows')")
+    return doc
+
+
+def measured(form: str = FORM, doc: dict | None = None) -> dict:
+    """``{(ilp, warps): {"load_miss", "store_miss", "l2_read", "l2_write", "cycles"}}`` of the launches with
+    reps 32 after the first of a configuration (ratios of sectors; cycles a warp and trip), averaged over
+    the parts that ran them."""
+    doc = doc or load()
+    got = defaultdict(list)
+    for r in doc["rows"]:
+        if r["form"] != form or r["reps"] != REPS or r["repeat"] == 0:
+            continue
+        got[(r["ilp"], r["warps"])].append({
+            "load_miss": r["ld_miss"] / r["ld"], "store_miss": r["st_miss"] / r["st"],
+            "l2_read": r["l2_read"] / r["ld_miss"] if r["ld_miss"] else 1.0, "l2_write": r["l2_write"] / r["st"],
+            "loads": r["ld"] / 4 / r["warps"] / REPS, "cycles": float(np.mean(r["cycles"])) / REPS})
+    return {k: {m: float(np.mean([v[m] for v in vs])) for m in vs[0]} for k, vs in got.items()}
+
+
+def _population(warps: int) -> tuple:
+    return tuple(warps // 4 + (1 if s < warps % 4 else 0) for s in range(4))
+
+
+def _loop(ilp: int, l1: dict | None, form: str = FORM):
+    from warpsim.timing import sass_profile, sass_sim
+    from warpsim.timing.params_sm90 import TABLE
+    cfg = copy.deepcopy(TABLE["emulated"]["sass"])
+    cfg["l1"].update(l1 or {})
+    return sass_sim.Loop(sass_profile.trip(sass_profile.kernel_loop(f"{form}_ilp{ilp}", "sm_90")), cfg,
+                         TABLE["tensor"])
+
+
+def model(ilp: int, warps: int, l1: dict | None = None, loop=None) -> dict:
+    """The replay's load and store miss ratios over a launch of ``REPS`` trips (the first trip and
+    ``REPS - 1`` later ones), and its local lines loaded a warp and trip, under ``l1`` overrides."""
+    loop = loop or _loop(ilp, l1)
+    first, later = loop.l1_counts(_population(warps))
+    tot = first + (REPS - 1) * later
+    return {"load_miss": tot[1] / tot[0], "store_miss": tot[3] / tot[2], "loads": later[0]}
+
+
+def compare(l1: dict | None = None, ilps=(2, 4, 8), warps=range(1, 17), doc: dict | None = None) -> list[dict]:
+    """One row per (ilp, warps): the H100's load-miss ratio and the replay's under ``l1`` overrides."""
+    hw = measured(doc=doc)
+    rows = []
+    for ilp in ilps:
+        loop = _loop(ilp, l1)
+        for w in warps:
+            m = model(ilp, w, loop=loop)
+            rows.append({"ilp": ilp, "warps": w, "h100": hw[(ilp, w)]["load_miss"], "model": m["load_miss"],
+                         "h100_store": hw[(ilp, w)]["store_miss"], "model_store": m["store_miss"]})
+    return rows
+
+
+def excess(ilp: int, doc: dict | None = None) -> dict:
+    """``{warps: H100 cycles a warp and trip over the replay's with no L1 misses, per load miss}``: what a
+    load miss costs a warp on the H100 (the replay's miss-free trip scaled to the H100's one-warp trip)."""
+    hw = measured(doc=doc)
+    loop = _loop(ilp, {"lines": 1 << 17, "stale": 0})
+    one = loop.cycles(_population(1))[0][1]
+    out = {}
+    for w in range(2, 17):
+        pop = _population(w)
+        base = sum(loop.cycles(pop)[s][1] * pop[s] for s in range(4)) / w
+        h = hw[(ilp, w)]
+        misses = h["load_miss"] * h["loads"]
+        if misses >= 20:
+            out[w] = (h["cycles"] / hw[(ilp, 1)]["cycles"] * one - base) / misses
+    return out
+
+
+def table(rows_by: dict) -> str:
+    names = list(rows_by)
+    first = rows_by[names[0]]
+    lines = [f"{'ilp':>3} {'warps':>5} {'H100':>6} " + " ".join(f"{n:>9}" for n in names)]
+    for i, r in enumerate(first):
+        lines.append(f"{r['ilp']:3d} {r['warps']:5d} {100 * r['h100']:5.1f}% " +
+                     " ".join(f"{100 * rows_by[n][i]['model']:8.1f}%" for n in names))
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    rows = {"default": compare(None), "MEASURED": compare(MEASURED)}
+    print("load-miss ratio of the local loads, a launch of 32 trips (sp_e4m3_k64_f32)")
+    print(table(rows))
+    for ilp in (4, 8):
+        print(f"ILP {ilp}: H100 cycles a load miss costs a warp:",
+              " ".join(f"{w}:{c:.0f}" for w, c in excess(ilp).items()))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
