@@ -648,3 +648,50 @@ def test_sched_probe_load_names_a_broken_file(tmp_path):
     bad.write_text('{"runs": [], "sass": {}}')
     with pytest.raises(ValueError, match=r"sched_probe\.json: runs, SASS or variants missing"):
         sched_probe.load(str(bad))
+
+
+def test_l1_counters_local_stores_write_through_and_fetch_nothing():
+    """traces/h100/l1_counters.json (ncu on the recorded sparse fp8 kernels): every local store goes on to the
+    L2 (sectors written = sectors stored, within 0.2 %), and the L2 reads stay near the load misses (0.7-1.6x:
+    the counters come from different replays of the launch) where a store that fetched its line would add
+    1.6-16x as many again."""
+    from warpsim.timing import l1_counters
+    rows = l1_counters.load()["rows"]
+    stores = [r for r in rows if r["st"] > 10000]
+    assert len(stores) > 200 and all(1.0 <= r["l2_write"] / r["st"] < 1.002 for r in stores)
+    missed = [r for r in rows if r["ld_miss"] > 10000]
+    assert len(missed) > 150
+    assert all(r["l2_read"] < 1.7 * r["ld_miss"] and r["st_miss"] > 1.6 * r["ld_miss"] for r in missed)
+
+
+def test_l1_counters_load_misses_follow_the_measured_policy():
+    """The replay's load-miss ratios beside the H100's: with the measured L1 (1,792 lines), LDL.LU lines
+    evicted first and write-validate stores (l1_counters.MEASURED) within 6 points at ILP 4 and 8 (ILP 2
+    with 16 warps: 10), where the default L1 (2,048 LRU lines, stores fetch) misses 10-24 points more at
+    ILP 4 with 4-8 warps and ILP 8 with 2-3."""
+    from warpsim.timing import l1_counters
+    warps = (2, 3, 4, 6, 8, 16)
+    got = {name: {(r["ilp"], r["warps"]): r["model"] - r["h100"]
+                  for r in l1_counters.compare(l1, ilps=(4, 8), warps=warps)}
+           for name, l1 in (("measured", l1_counters.MEASURED), ("default", None))}
+    assert max(abs(v) for v in got["measured"].values()) < 0.06
+    assert min(got["default"][k] for k in ((4, 6), (4, 8), (8, 2), (8, 3))) > 0.15 and got["default"][(4, 4)] > 0.09
+
+
+def test_l1_counters_a_load_miss_costs_a_warp_about_100_cycles():
+    """The H100's trip time over the replay's miss-free trip, per load miss of the warp, at ILP 8 with 2-16
+    warps: 92-112 cycles, whatever the number of warps (ILP 4, 4-16 warps: 85-104)."""
+    from warpsim.timing import l1_counters
+    cost = l1_counters.excess(8)
+    assert sorted(cost) == list(range(2, 17)) and all(85 < c < 115 for c in cost.values())
+
+
+def test_sass_sim_in_order_loads():
+    """sass_sim's in_order option (a warp's loads return in order, each no earlier than the one before it):
+    no change to the later trips without L1 misses (ILP 2, one warp a sub-partition), a longer trip with them
+    (ILP 4, 6 warps)."""
+    from warpsim.timing import l1_counters
+    def trip(ilp, pop, **l1):
+        return l1_counters._loop(ilp, dict(l1_counters.MEASURED, **l1)).cycles(pop)
+    assert trip(2, (1, 1, 0, 0))[0][1] == trip(2, (1, 1, 0, 0), in_order=True)[0][1]
+    assert trip(4, (2, 2, 1, 1))[0][1] < trip(4, (2, 2, 1, 1), in_order=True)[0][1]
