@@ -337,6 +337,12 @@ TABLE = {
             # again in the second). 400 is the largest that keeps the recorded one-warp reps-4 runs of
             # T/sp_e*m*_k64_f32 at ILP 5 within 5 % (+3.9 / +4.3 %; 600 fits the per-trip ILP 8 first trip,
             # 64,800 with the prologue, but makes ILP 5 +8 %): a fit, not a measured size.
+            # Nsight Compute's counters of these kernels (traces/h100/l1_counters.json, warpsim.timing.l1_counters)
+            # show write-through local stores that fetch nothing on a miss and far fewer load than store misses;
+            # "lines" 1792 (measured), "last_use" evict_first and "store_miss" validate give the H100's load
+            # misses within 6 points (the values here: 10-24 more at ILP 4/8 with 4-8 / 2-3 warps), but with
+            # this table's miss costs they leave ILP 4 with 4-9 warps 10-30 % short; with "in_order" and a miss
+            # of 300 (2 cycles a fill) 68 of the 92 fp8 configurations are within 5 %, against 78 here.
             "l1": {"lines": 2048, "ways": 4, "line_ii": 1, "hit": 40, "miss": 250, "fill_ii": 4, "stale": 400},
             # trips simulated per population of warps: the first (cold L1), then later ones averaged; at least
             # 4, and enough for 20000 instructions a warp (short trips: the warps' phases settle)
