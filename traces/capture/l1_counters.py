@@ -7,9 +7,9 @@ traces/h100/timing/sp_e4m3_k64_f32.npz and sp_e5m2_k64_f32.npz), one CTA of 1-16
     python traces/capture/l1_counters.py --run LIST.json  # what ncu profiles (CuPy), writes the launch list
     python traces/capture/l1_counters.py --json OUT       # here: traces/h100/l1_counters.json from OUT
 
-The call made (2026-11-23, ncu 2025.3.1 on the H100 of traces/h100/device.json): --device, 71 s; every
-kernel took 4 counter passes. Summarised and compared with the L1 model by ``python -m
-warpsim.timing.l1_counters``.
+The call made (2026-11-23; /usr/local/cuda/bin/ncu of the machine image, its version not recorded; an H100
+80GB HBM3 like that of traces/h100/device.json): --device, 71 s; every kernel took 4 counter passes.
+Summarised and compared with the L1 model by ``python -m warpsim.timing.l1_counters``.
 
 Every configuration is launched twice in a row; the second launch is the one kept (the timing traces'
 statistic is the median of the non-first launches). ncu runs with ``--cache-control none`` (the L1 and L2
@@ -20,7 +20,6 @@ differs from the later ones'; the counts are per launch and do not depend on clo
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import os
 import subprocess
@@ -32,6 +31,8 @@ import numpy as np
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
+sys.path.insert(0, str(HERE))
+from trips import _tracefile  # noqa: E402  (warpsim/tracefile.py loaded by path, no install needed)
 FORMS = ("sp_e4m3_k64_f32", "sp_e5m2_k64_f32")
 #: (form, ilp, warps, reps), in launch order: ILP 4 (the runs outside 5 %) first
 CONFIGS = tuple((f, ilp, w, 32) for ilp in (4, 1, 2, 8) for f in FORMS for w in range(1, 17)) + \
@@ -43,14 +44,6 @@ METRICS = ",".join(
                                                                                           "_lookup_miss")]
     + [f"l1tex__t_requests_pipe_lsu_mem_local_op_{op}.sum" for op in ("ld", "st")]
     + ["lts__t_sectors_srcunit_tex_op_read.sum", "lts__t_sectors_srcunit_tex_op_write.sum", "sm__cycles_elapsed.max"])
-
-
-def _tracefile():
-    spec = importlib.util.spec_from_file_location("warpsim_tracefile", REPO / "warpsim" / "tracefile.py")
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules["warpsim_tracefile"] = mod
-    spec.loader.exec_module(mod)
-    return mod
 
 
 def run(list_path: Path, only: str | None = None) -> None:
@@ -153,7 +146,7 @@ def summarise(out: Path) -> int:
             rows.append(dict(launch, part=part, **counters))
     doc = {"how": "Nsight Compute counters of the recorded sparse fp8 timing kernels (the PTX and input of "
                   "traces/h100/timing/sp_e4m3_k64_f32.npz, sp_e5m2_k64_f32.npz), one CTA of 32*warps "
-                  "threads on an H100 80GB HBM3: traces/capture/l1_counters.py --device (ncu 2025.3.1, "
+                  "threads on an H100 80GB HBM3: traces/capture/l1_counters.py --device (/usr/local/cuda/bin/ncu, "
                   "--cache-control none --clock-control none, 2026-11-23). Two parts in one machine session: "
                   "'ilp4' (ILP 4, 1-16 warps, reps 32) then 'all' (ILP 4, 1, 2, 8 with 1-16 warps, reps 32; "
                   "ILP 1-8 with one warp, reps 4); each configuration launched twice in a row (repeat 0, 1). "
