@@ -20,7 +20,6 @@ and for the configurations it does not yet get there assert the honest bound it 
 """
 from __future__ import annotations
 
-import copy
 import json
 import os
 
@@ -172,17 +171,11 @@ def test_fp8_first_trip_stale_l1():
     empty L1 the replay's first trip is over them by 1162 / 6930 / 18135 (the recorded kernels' SASS), with the
     stale lines by 1162 / 7525 / 25776, the later trips within 1 %. In the replay of the recorded runs the
     one-warp reps-4 runs at ILP 6-7 come within 5 % (from 5.8-8.3 % short) and ILP 5 stays within it."""
-    from warpsim.timing import sass_profile, sass_sim
+    from warpsim.timing import sass_sim
     from warpsim.timing.params_sm90 import TABLE
     assert TABLE["emulated"]["sass"]["l1"]["stale"] == 400
-    loops = {int(v["kernel"].rsplit("ilp", 1)[1]): v["loop"] for v in sass_profile.table("sm_90").values()
-             if v["kernel"].startswith("sp_e4m3_k64_f32_ilp")}
-    got = {}
-    for stale in (0, 400):
-        cfg = copy.deepcopy(TABLE["emulated"]["sass"])
-        cfg["l1"]["stale"] = stale
-        got[stale] = {i: sass_sim.Loop(sass_profile.trip(loops[i]), cfg, TABLE["tensor"]).cycles((1, 0, 0, 0))[0]
-                      for i in (1, 2, 4, 8)}
+    got = {stale: {i: sass_sim.table_loop(f"sp_e4m3_k64_f32_ilp{i}", {"stale": stale}).cycles((1, 0, 0, 0))[0]
+                   for i in (1, 2, 4, 8)} for stale in (0, 400)}
     excess = {k: {i: f - later for i, (f, later) in v.items()} for k, v in got.items()}
     assert got[0][1] == got[400][1] and got[0][2] == got[400][2]  # at most one line a set: none pushed out
     assert excess[400][8] - excess[0][8] > 7000 > 4 * (excess[400][4] - excess[0][4])
@@ -228,9 +221,10 @@ def test_nonyield_fadd_bra_keep_the_subpartition():
     assert noyield.count("FADD") == 32 and noyield.count("BRA") == 1 and len(noyield) == 34  # + first HMMA
     cfg = TABLE["emulated"]["sass"]
     assert set(cfg["keep_ops"]) == {"FADD", "BRA"}
-    trip = [sass_sim.Loop(lines, cfg, TABLE["tensor"]).cycles((n,) * 4)[0][1] for n in (1, 2, 3, 4)]
+    kept, free_loop = (sass_sim.table_loop("dense_e4m3_k32_f32_ilp1", **o) for o in ({}, {"keep_ops": []}))
+    trip = [kept.cycles((n,) * 4)[0][1] for n in (1, 2, 3, 4)]
     assert all(31 <= b - a <= 40 for a, b in zip(trip, trip[1:])), trip
-    free = [sass_sim.Loop(lines, dict(cfg, keep_ops=[]), TABLE["tensor"]).cycles((n,) * 4)[0][1] for n in (2, 3)]
+    free = [free_loop.cycles((n,) * 4)[0][1] for n in (2, 3)]
     assert free[1] - free[0] < 30, free
 
 
@@ -523,18 +517,13 @@ def test_sass_sim_dip_policy():
 def test_sass_sim_l1_options_default():
     """The L1 options added with the measurements leave the default replay as it was: last_use_share 1.0 is
     the old last-use handling, and "wide" (a larger L1 past a number of warps) changes nothing below it."""
-    from warpsim.timing import sass_profile, sass_sim
-    from warpsim.timing.params_sm90 import TABLE
-    loop = sass_profile.kernel_loop("sp_e4m3_k64_f32_ilp2", "sm_90")
-    cfg = copy.deepcopy(TABLE["emulated"]["sass"])
-    base = sass_sim.Loop(sass_profile.trip(loop), cfg, TABLE["tensor"]).cycles((1, 1, 0, 0))
-    for extra in ({"last_use_share": 1.0}, {"wide": {"warps": 8, "lines": 1920}}):
-        c = copy.deepcopy(cfg)
-        c["l1"].update(extra)
-        assert sass_sim.Loop(sass_profile.trip(loop), c, TABLE["tensor"]).cycles((1, 1, 0, 0)) == base
-    c = copy.deepcopy(cfg)
-    c["l1"].update({"last_use": "evict_first", "last_use_share": 0.0})
-    assert sass_sim.Loop(sass_profile.trip(loop), c, TABLE["tensor"]).cycles((1, 1, 0, 0)) == base
+    from warpsim.timing import sass_sim
+    def trip(l1=None):
+        return sass_sim.table_loop("sp_e4m3_k64_f32_ilp2", l1).cycles((1, 1, 0, 0))
+    base = trip()
+    for extra in ({"last_use_share": 1.0}, {"wide": {"warps": 8, "lines": 1920}},
+                  {"last_use": "evict_first", "last_use_share": 0.0}):
+        assert trip(extra) == base
 
 
 def test_l1_probe_frames():
@@ -690,8 +679,8 @@ def test_sass_sim_in_order_loads():
     """sass_sim's in_order option (a warp's loads return in order, each no earlier than the one before it):
     no change to the later trips without L1 misses (ILP 2, one warp a sub-partition), a longer trip with them
     (ILP 4, 6 warps)."""
-    from warpsim.timing import l1_counters
+    from warpsim.timing import l1_counters, sass_sim
     def trip(ilp, pop, **l1):
-        return l1_counters._loop(ilp, dict(l1_counters.MEASURED, **l1)).cycles(pop)
+        return sass_sim.table_loop(f"sp_e4m3_k64_f32_ilp{ilp}", dict(l1_counters.MEASURED, **l1)).cycles(pop)
     assert trip(2, (1, 1, 0, 0))[0][1] == trip(2, (1, 1, 0, 0), in_order=True)[0][1]
     assert trip(4, (2, 2, 1, 1))[0][1] < trip(4, (2, 2, 1, 1), in_order=True)[0][1]

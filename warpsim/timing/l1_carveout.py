@@ -16,7 +16,6 @@ prologue, which the replay leaves out).
 """
 from __future__ import annotations
 
-import copy
 import json
 import os
 import sys
@@ -46,27 +45,16 @@ def measured(path: str = DATA) -> dict:
     return {k: float(np.median(v)) for k, v in got.items()}
 
 
-def _loops() -> dict:
-    from warpsim.timing import sass_profile
-    return {int(v["kernel"].rsplit("ilp", 1)[1]): v["loop"] for v in sass_profile.table("sm_90").values()
-            if v["kernel"].startswith(FORM + "_ilp")}
-
-
 def replay(l1: dict | None = None, keys=None) -> list[dict]:
     """One row per recorded (ilp, warps, L1 KB): H100 and replay cycles, the error, and both ratios to the
     224 KB run (no shared memory). ``l1`` overrides entries of ``params_sm90``'s ``emulated["sass"]["l1"]``."""
-    from warpsim.timing import sass_profile, sass_sim
-    from warpsim.timing.params_sm90 import TABLE
-    cfg = copy.deepcopy(TABLE["emulated"]["sass"])
-    cfg["l1"].update(l1 or {})
-    loops, hw = _loops(), measured()
+    from warpsim.timing import sass_sim
+    hw = measured()
     sim = {}
     for ilp, w, kb in sorted(hw):
         if keys is not None and (ilp, w, kb) not in keys and (ilp, w, FULL) not in keys:
             continue
-        c = copy.deepcopy(cfg)
-        c["l1"]["lines"] = kb * 8
-        loop = sass_sim.Loop(sass_profile.trip(loops[ilp]), c, TABLE["tensor"])
+        loop = sass_sim.table_loop(f"{FORM}_ilp{ilp}", dict(l1 or {}, lines=kb * 8))
         per_sp = loop.cycles(tuple([1] * w + [0] * (4 - w)))
         sim[(ilp, w, kb)] = max(f + (REPS - 1) * later for f, later in per_sp[:w])
     rows = []

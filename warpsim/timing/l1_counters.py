@@ -20,7 +20,6 @@ sectors the L1 looked up and how many missed, and what the L1 read from and wrot
 """
 from __future__ import annotations
 
-import copy
 import json
 import os
 import sys
@@ -65,12 +64,8 @@ def _population(warps: int) -> tuple:
 
 
 def _loop(ilp: int, l1: dict | None, form: str = FORM):
-    from warpsim.timing import sass_profile, sass_sim
-    from warpsim.timing.params_sm90 import TABLE
-    cfg = copy.deepcopy(TABLE["emulated"]["sass"])
-    cfg["l1"].update(l1 or {})
-    return sass_sim.Loop(sass_profile.trip(sass_profile.kernel_loop(f"{form}_ilp{ilp}", "sm_90")), cfg,
-                         TABLE["tensor"])
+    from warpsim.timing import sass_sim
+    return sass_sim.table_loop(f"{form}_ilp{ilp}", l1)
 
 
 def model(ilp: int, warps: int, l1: dict | None = None, loop=None) -> dict:

@@ -36,7 +36,6 @@ phase (1.495 x), 51-55 either way. Replaying those kernels with their measured o
 """
 from __future__ import annotations
 
-import copy
 import json
 import os
 import sys
@@ -44,8 +43,7 @@ import sys
 import numpy as np
 
 from .. import tracefile
-from . import sass_profile, sass_sim
-from .params_sm90 import TABLE
+from . import sass_sim
 
 TIMING = os.path.join(os.path.dirname(__file__), "..", "..", "traces", "h100", "timing")
 LOOP_START = os.path.join(os.path.dirname(__file__), "..", "..", "traces", "h100", "loop_start.json")
@@ -87,10 +85,7 @@ def _pairs(warps: int) -> list:
 
 def loop(form: str, ilp: int, **overrides) -> sass_sim.Loop:
     """sass_sim's loop of ``<form>_ilp<ilp>`` (its SASS on file) under the table with ``overrides``."""
-    cfg = copy.deepcopy(TABLE["emulated"]["sass"])
-    cfg.update(overrides)
-    return sass_sim.Loop(sass_profile.trip(sass_profile.kernel_loop(f"{form}_ilp{ilp}", "sm_90")), cfg,
-                         TABLE["tensor"])
+    return sass_sim.table_loop(f"{form}_ilp{ilp}", **overrides)
 
 
 def modelled(form: str, ilp: int, **overrides) -> float:

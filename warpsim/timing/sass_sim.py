@@ -30,7 +30,9 @@ cycle by cycle, with the table's ``emulated["sass"]`` entry:
   and the timing table together): ``policy`` (``POLICIES``, DIP among them), ``hash``, ``local`` (a usable
   fraction), ``store_miss``, ``last_use`` with ``last_use_share`` (the share of LDL.LU that act on their
   line), ``wide`` (``{"warps": n, "lines": m}``: ``m`` lines when more than ``n`` warps run: a wider CTA gets
-  a larger L1 from the driver's carveout, 240 KB for 512 threads where 32-256 get 224 KB).
+  a larger L1 from the driver's carveout, 240 KB for 512 threads where 32-256 get 224 KB), ``in_order`` (a
+  warp's loads return in order: none before the one it issued last). ``Loop.l1_counts`` gives the loads,
+  stores and misses the replay's L1 saw (``warpsim.timing.l1_counters`` sets them beside the H100's counters).
   ``yield_switch`` (in the table's ``emulated["sass"]``, off): after an instruction with the yield flag the
   next warp in turn goes first. With ``hold`` 1 that is what the H100 does (``sched_probe``,
   ``traces/h100/sched_probe.json``: two warps on one sub-partition, yield flags as ptxas set them or patched),
@@ -142,6 +144,19 @@ class Loop:
                 for s, n in enumerate(population)]
 
 
+def table_loop(kernel: str, l1: dict | None = None, **overrides) -> Loop:
+    """The loop of ``kernel`` (e.g. ``sp_e4m3_k64_f32_ilp4``; its sm_90 SASS on file,
+    ``sass_profile.kernel_loop``) under ``params_sm90``'s ``emulated["sass"]`` entry, with ``overrides`` of its
+    keys and ``l1`` of its L1's."""
+    import copy
+    from warpsim.timing import sass_profile
+    from warpsim.timing.params_sm90 import TABLE
+    cfg = copy.deepcopy(TABLE["emulated"]["sass"])
+    cfg.update(overrides)
+    cfg["l1"].update(l1 or {})
+    return Loop(sass_profile.trip(sass_profile.kernel_loop(kernel, "sm_90")), cfg, TABLE["tensor"])
+
+
 def _issue(a, c, sp_of, first, stop, start, want, frame_lines, lines, log=None, counts=None):
     """``_run`` of the program arrays ``a`` under the table ``c``: warp w runs ``a[first[w]:stop[w]]``
     ``want[w]`` times from cycle ``start[w]`` on sub-partition ``sp_of[w]``, with an L1 of ``lines`` lines
@@ -214,7 +229,7 @@ def _run(pipe, ii, stall, keep, wb, rb, wait, lat, mem, line, nlines, yld, sp_of
                 tags[s0, a0] = nw * frame_lines + s0 * ways + a0
                 stamp[s0, a0] = stale
     l1_free = 0
-    warp_mem = np.zeros(nw, np.int64)  # in_order: a warp's next access waits for its last miss's line
+    warp_mem = np.zeros(nw, np.int64)  # in_order: the cycle the warp's last load returned
     fill_free = 0
     use = 0
     t = 0
@@ -249,10 +264,10 @@ def _run(pipe, ii, stall, keep, wb, rb, wait, lat, mem, line, nlines, yld, sp_of
                 for j in range(nlines[i]):
                     use += 1
                     got = _touch(tags, stamp, fill, w * frame_lines + line[i] + j, use, policy, hsh)
-                    col = 0 if mem[i] != LOCAL_STORE else 2
-                    counts[min(done[w], 1), col] += 1
+                    row, col = min(done[w], 1), (0 if mem[i] != LOCAL_STORE else 2)
+                    counts[row, col] += 1
                     if got < 0:
-                        counts[min(done[w], 1), col + 1] += 1
+                        counts[row, col + 1] += 1
                     if got < 0 and mem[i] == LOCAL_STORE and validate:
                         got = _set_fill(tags, fill, w * frame_lines + line[i] + j, start, hsh)
                     elif got < 0:  # not in the L1: the line is fetched (a store's too), one per fill_ii
@@ -407,35 +422,26 @@ def _touch(tags, stamp, fill, ln, use, policy, hsh):
                 v = a
                 break
     else:
-        lo = stamp[s, 0]
         for a in range(nw):
             if tags[s, a] < 0:
                 v = a
-                lo = -(1 << 60)
                 break
             if stamp[s, a] < stamp[s, v]:
                 v = a
-        lo = stamp[s, v]
     tags[s, v] = ln
-    if policy == 7:
+    insert = policy
+    if policy == 7:  # DIP: a miss in a leader set moves the selector; the set inserts as BIP or LRU
         if lead == 0 and stamp[nsets, 0] < DIP_MAX - 1:
             stamp[nsets, 0] += 1
         elif lead == 1 and stamp[nsets, 0] > 0:
             stamp[nsets, 0] -= 1
-        if bip == 1 and _rand(use) % 32 != 0:
-            low = use
-            for a in range(nw):
-                if a != v and tags[s, a] >= 0 and stamp[s, a] < low:
-                    low = stamp[s, a]
-            stamp[s, v] = low - 1
-        else:
-            stamp[s, v] = use
-    elif policy == 2 or policy == 5:  # LIP / BIP: in at the LRU end (BIP: 1 in 32 at the MRU end)
+        insert = 2 if bip == 1 else 0
+    if insert == 2 or insert == 5:  # LIP / BIP: in at the LRU end (BIP: 1 in 32 at the MRU end)
         low = use
         for a in range(nw):
             if a != v and tags[s, a] >= 0 and stamp[s, a] < low:
                 low = stamp[s, a]
-        stamp[s, v] = use if (policy == 2 and _rand(use) % 32 == 0) else low - 1
+        stamp[s, v] = use if (insert == 2 and _rand(use) % 32 == 0) else low - 1
     elif policy == 3:
         stamp[s, v] = 2
     elif policy == 6:  # BRRIP: distant (3) mostly, long (2) 1 in 32
