@@ -46,14 +46,15 @@ METRICS = ",".join(
     + ["lts__t_sectors_srcunit_tex_op_read.sum", "lts__t_sectors_srcunit_tex_op_write.sum", "sm__cycles_elapsed.max"])
 
 
-def run(list_path: Path, only: str | None = None) -> None:
-    """Launch every configuration twice (CuPy), the trace's PTX and input; write the launch list."""
+def run(list_path: Path, ilp_only: int | None = None) -> None:
+    """Launch every configuration (of ILP ``ilp_only`` if given) twice (CuPy), the trace's PTX and input;
+    write the launch list."""
     import cupy as cp
     tf = _tracefile()
     launches = []
     mods = {}
     for form, ilp, w, reps in CONFIGS:
-        if only and not form.startswith(only) and str(ilp) != only:
+        if ilp_only is not None and ilp != ilp_only:
             continue
         if form not in mods:
             tr = tf.read_trace(REPO / "traces" / "h100" / "timing" / f"{form}.npz")
@@ -79,12 +80,12 @@ def device(out: Path) -> int:
     out.mkdir(parents=True, exist_ok=True)
     ncu = os.environ.get("NCU") or "ncu"
     rc = 0
-    for part in ("4", None):
+    for part in (4, None):
         tag = "ilp4" if part else "all"
         cmd = [ncu, "--clock-control", "none", "--cache-control", "none", "--kernel-name", "regex:^sp_e",
                "--metrics", METRICS, "--csv", "--page", "raw", "--log-file", str(out / f"ncu_{tag}.csv"),
-               sys.executable, __file__, "--run", str(out / f"launches_{tag}.json")] + (["--only", part] if part
-                                                                                        else [])
+               sys.executable, __file__, "--run", str(out / f"launches_{tag}.json")]
+        cmd += ["--ilp", str(part)] if part else []
         t0 = time.time()
         r = subprocess.run(cmd)
         print(f"{tag}: rc {r.returncode}, {time.time() - t0:.0f} s", flush=True)
@@ -98,10 +99,10 @@ def main(argv=None) -> int:
     g.add_argument("--device", type=Path)
     g.add_argument("--run", type=Path)
     g.add_argument("--json", type=Path)
-    ap.add_argument("--only")
+    ap.add_argument("--ilp", type=int, help="with --run: only the configurations of this ILP")
     a = ap.parse_args(argv)
     if a.run:
-        run(a.run, a.only)
+        run(a.run, a.ilp)
         return 0
     if a.device:
         return device(a.device)

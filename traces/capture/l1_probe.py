@@ -327,11 +327,9 @@ def stage3(dev, res, out):
         (out / "l1_probe_stage3.json").write_text(json.dumps(res, separators=(",", ":")))
     # the fp8 kernels' registers, local frame and occupancy (which sets the carveout the driver picks)
     if cp is not None:
-        import importlib.util
-        spec = importlib.util.spec_from_file_location("wtf", REPO / "warpsim" / "tracefile.py")
-        tf = importlib.util.module_from_spec(spec)
-        sys.modules["wtf"] = tf
-        spec.loader.exec_module(tf)
+        sys.path.insert(0, str(HERE))
+        from trips import _tracefile  # warpsim/tracefile.py loaded by path
+        tf = _tracefile()
         kinfo = []
         for form in ("sp_e4m3_k64_f32", "sp_e5m2_k64_f32", "dense_e4m3_k32_f32"):
             try:
