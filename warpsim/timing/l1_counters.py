@@ -13,7 +13,7 @@ sectors the L1 looked up and how many missed, and what the L1 read from and wrot
   85-93 % of the fills) puts its line first in line for eviction (``last_use`` ``"evict_first"``): its load
   misses follow the H100's within a few points at every ILP and warp count, where the default (2,048 LRU
   lines, stores fetch) misses up to 3x as often (:func:`compare`);
-* the time a warp loses is about 100 cycles a load miss (90-112 at ILP 4 and 8, 4-16 warps), whatever the
+* the time a warp loses is about 100 cycles a load miss (85-112 at ILP 4 and 8 with 4-16 warps), whatever the
   number of warps (:func:`excess`).
 
     python -m warpsim.timing.l1_counters            # the load-miss table, H100 / default / MEASURED
