@@ -684,3 +684,12 @@ def test_sass_sim_in_order_loads():
         return sass_sim.table_loop(f"sp_e4m3_k64_f32_ilp{ilp}", dict(l1_counters.MEASURED, **l1)).cycles(pop)
     assert trip(2, (1, 1, 0, 0))[0][1] == trip(2, (1, 1, 0, 0), in_order=True)[0][1]
     assert trip(4, (2, 2, 1, 1))[0][1] < trip(4, (2, 2, 1, 1), in_order=True)[0][1]
+
+
+def test_l1_counters_load_names_a_file_without_rows(tmp_path):
+    """A JSON file that is not an l1_counters file is named in the error, with what it lacks."""
+    from warpsim.timing import l1_counters
+    bad = tmp_path / "other.json"
+    bad.write_text('{"runs": []}')
+    with pytest.raises(ValueError, match=r"other\.json: not an l1_counters file \(no 'rows'\)"):
+        l1_counters.load(str(bad))
