@@ -192,8 +192,9 @@ def test_emulated_multiwarp_within_bounds():
     L1 for the spill frames, a non-yielding FADD/BRA keeping its sub-partition) within 5 %, except sp_s4_k64
     with 2 warps per sub-partition at ILP 1 (two settle at 1.40 or 1.53 x one warp on the H100, 1.49 x in the
     replay: 6.3 % long), dense_s4_k64 at 2 warps per sub-partition at ILP 4 (7.9 % long), and the sparse fp8
-    forms at ILP 4 with 8 warps (the spill frames evict each other: 8.6-10.1 % long; these L1-bound runs differ
-    by up to 9 % between two recordings, traces/h100/timing_warmup.json)."""
+    forms at ILP 4 with 8 warps (the spill frames evict each other: 11.1-12.6 % long with the measured store
+    port, 8.6-10.2 % before it; these L1-bound runs differ by up to 14 % between the H100's seven recordings,
+    traces/h100/timing_warmup.json)."""
     res = []
     for name in EMULATED:
         res += replay_timing(_trace(name), name, "sm_90a", configs=MULTI)
@@ -204,7 +205,7 @@ def test_emulated_multiwarp_within_bounds():
     exact = [g for g in res if g not in missed]
     assert len(missed) == len(known)
     assert max(_errors(exact)) <= 0.05, error_table(exact)
-    assert max(_errors(missed)) <= 0.11
+    assert max(_errors(missed)) <= 0.13
 
 
 def test_nonyield_fadd_bra_keep_the_subpartition():
@@ -693,3 +694,27 @@ def test_l1_counters_load_names_a_file_without_rows(tmp_path):
     bad.write_text('{"runs": []}')
     with pytest.raises(ValueError, match=r"other\.json: not an l1_counters file \(no 'rows'\)"):
         l1_counters.load(str(bad))
+
+
+def test_l1_rate_mio_and_store_port():
+    """traces/h100/l1_rate.json (independent LDL / STL / SHFL hits, 1-16 warps): a warp issues one every ~4
+    cycles, a sub-partition one every 2, the SM one a cycle; local stores pass one every 4 cycles, whatever the
+    warps. The table's MIO (mio_warp_ii 4, mio_ii 2, mio_sm_ii 1) and store port (l1 store_ii 4) replay the
+    probe's own SASS within 0.1 accesses a cycle of every run but mixed loads and stores on one sub-partition
+    (H100 0.33, replay 0.42-0.43); without them the stores go at up to 0.96 a cycle."""
+    from warpsim.timing import l1_rate
+    hw, model = l1_rate.measured(), l1_rate.replay()
+    assert all(0.23 <= hw[("stl", p, w)] <= 0.30 for p, w in l1_rate.RUNS)
+    assert hw[("ldl", "spread", 16)] > 0.95 and 0.45 < hw[("ldl", "sp0", 8)] < 0.55 < hw[("ldl", "spread", 4)]
+    off = {k: abs(model[k] - hw[k]) for k in hw if not (k[0] == "ldst" and k[1] == "sp0" and k[2] >= 3)}
+    assert max(off.values()) <= 0.12, max(off.items(), key=lambda kv: kv[1])
+    old = l1_rate.replay(mio_ii=4, mio_warp_ii=0, mio_sm_ii=0, l1={"store_ii": 0})
+    assert old[("stl", "spread", 16)] > 0.8 and old[("ldl", "sp0", 8)] < 0.3
+
+
+def test_l1_rate_load_names_a_file_without_loops(tmp_path):
+    from warpsim.timing import l1_rate
+    bad = tmp_path / "other.json"
+    bad.write_text('{"rows": []}')
+    with pytest.raises(ValueError, match=r"other\.json: not an l1_rate file"):
+        l1_rate.load(str(bad))

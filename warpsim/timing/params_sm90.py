@@ -287,11 +287,16 @@ TABLE = {
             # LOP3/SHF/IMAD/CALL/RET of the s4 routines held the same way make 3-4 s4 warps a sub-partition 5-10 %
             # long (T/sp_s4_k64:ilp1, T/dense_s4_k64:ilp4): the H100 does not keep the sub-partition there.
             "keep_ops": ["FADD", "BRA"],
-            # MIO: a sub-partition hands the shared-memory/L1 unit one SHFL, LDL, STL, LDC or S2R every
-            # 4 cycles; fitted to T/sp_e5m2_k64_f32:ilp1 with 5..16 warps (2..4 per sub-partition, 92 SHFL a
-            # trip: within 3.4 %; one every cycle leaves them 7-14 % short).
+            # MIO: SHFL, LDL, STL, LDC, S2R ... go to the SM's shared-memory/L1 unit: a warp hands it one every
+            # 4 cycles, a sub-partition one every 2, the SM one a cycle, measured by traces/h100/l1_rate.json
+            # (warpsim.timing.l1_rate: independent LDL / SHFL hits, 1-16 warps spread or on one sub-partition:
+            # 0.18-0.20 a cycle for one warp, 0.49-0.51 for one sub-partition, 1.0 for the SM; the replay of
+            # the probe's SASS within 0.1 a cycle). Before that measurement one every 4 cycles per sub-partition
+            # had been fitted to T/sp_e5m2_k64_f32:ilp1 with 5..16 warps.
             "mio_ops": ["SHFL", "LDL", "STL", "LDC", "S2R", "LDS", "STS", "LDG", "STG"],
-            "mio_ii": 4,
+            "mio_ii": 2,
+            "mio_warp_ii": 4,
+            "mio_sm_ii": 1,
             # variable-latency results (the scoreboards of the control bits): SHFL fitted with the L1 hit
             # below to the 1-warp trips of T/sp_e5m2_k64_f32:ilp1..6 (ILP 1: 92 SHFL, 7 LDL, 997 cycles);
             # LDC/S2R [lit ~30].
@@ -342,8 +347,16 @@ TABLE = {
             # "lines" 1792 (measured), "last_use" evict_first and "store_miss" validate give the H100's load
             # misses within 6 points (the values here: 10-24 more at ILP 4/8 with 4-8 / 2-3 warps), but with
             # this table's miss costs they leave ILP 4 with 4-9 warps 10-30 % short; with "in_order" and a miss
-            # of 300 (2 cycles a fill) 68 of the 92 fp8 configurations are within 5 %, against 78 here.
-            "l1": {"lines": 2048, "ways": 4, "line_ii": 1, "hit": 40, "miss": 250, "fill_ii": 4, "stale": 400},
+            # of 300 (2 cycles a fill) 68 of the 92 fp8 configurations are within 5 %, against 78 here (before
+            # the store port below; 80 with it).
+            # "store_ii": the SM passes one local store line every 4 cycles, whatever the warps and their
+            # sub-partitions (traces/h100/l1_rate.json: STL hits 0.24-0.26 a cycle from 1-16 warps; the stores
+            # write through to the L2, l1_counters.json); a store issues when no stores are queued before it
+            # ("store_queue" 0: one warp alone then runs its STL at 0.21 a cycle, the H100 0.24). With it the
+            # sparse fp8 ILP 4 runs with 3 warps, each alone on its sub-partition and 8-13 % slower than one
+            # warp with almost no load misses, come within 5 % (from 8 % short).
+            "l1": {"lines": 2048, "ways": 4, "line_ii": 1, "hit": 40, "miss": 250, "fill_ii": 4, "stale": 400,
+                   "store_ii": 4, "store_queue": 0},
             # trips simulated per population of warps: the first (cold L1), then later ones averaged; at least
             # 4, and enough for 20000 instructions a warp (short trips: the warps' phases settle)
             "trips": 4, "instructions": 20000,

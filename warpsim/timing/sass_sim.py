@@ -16,7 +16,11 @@ cycle by cycle, with the table's ``emulated["sass"]`` entry:
   bits clear the yield flag keeps the sub-partition through its stall count: no other warp issues until
   then), each to its pipe, which takes a warp
   instruction every ``ii`` cycles: ALU (LOP3, SHF, IADD3, SEL, PRMT, ...), FMA-heavy (IMAD; FADD/FFMA/FMUL
-  take FMA-heavy or FMA-lite), tensor (HMMA/IMMA at their group's ii), MIO (SHFL, LDL, STL, LDC, S2R);
+  take FMA-heavy or FMA-lite), tensor (HMMA/IMMA at their group's ii), MIO (SHFL, LDL, STL, LDC, S2R), which
+  also takes one instruction of a warp every ``mio_warp_ii`` cycles and one of the SM every ``mio_sm_ii``;
+  local stores pass the SM's store port, one line every ``l1["store_ii"]`` cycles, a store issuing when at
+  most ``l1["store_queue"]`` cycles of stores are before it (``traces/h100/l1_rate.json``; with either SM-wide
+  limit on the sub-partitions take turns going first);
 * local memory (the spills) goes through the SM's L1: a spill slot of a warp is one 128-byte line (lanes
   interleaved), the L1 holds ``l1["lines"]`` lines in ``l1["ways"]``-way LRU sets, one line access per
   ``l1["line_ii"]`` cycles; a fill that hits returns after ``l1["hit"]`` cycles; a line not in the L1 (a
@@ -169,7 +173,8 @@ def _issue(a, c, sp_of, first, stop, start, want, frame_lines, lines, log=None, 
                 int(c["hold"]), bool(c.get("yield_switch", False)), POLICIES[l1.get("policy", "lru")],
                 HASHES[l1.get("hash", "fold")], l1.get("store_miss", "fetch") == "validate",
                 LAST_USE[l1.get("last_use", "keep")], int(round(1000 * float(l1.get("last_use_share", 1.0)))),
-                int(l1.get("stale", 0)), bool(l1.get("in_order", False)),
+                int(l1.get("stale", 0)), bool(l1.get("in_order", False)), int(c.get("mio_warp_ii", 0)),
+                int(c.get("mio_sm_ii", 0)), int(l1.get("store_ii", 0)), int(l1.get("store_queue", 0)),
                 np.zeros((len(sp_of), 0), np.int64) if log is None else log,
                 np.zeros((2, 4), np.int64) if counts is None else counts)
 
@@ -204,7 +209,8 @@ class SassStage:
 @njit(cache=True)
 def _run(pipe, ii, stall, keep, wb, rb, wait, lat, mem, line, nlines, yld, sp_of, first, stop, start, want,
          frame_lines, sets, ways, hit_lat, miss_lat, line_ii, fill_ii, mio_ii, hold, yield_switch, policy, hsh,
-         validate, last_use, lu_permille, stale, in_order, log, counts):
+         validate, last_use, lu_permille, stale, in_order, mio_warp_ii, mio_sm_ii, store_ii, store_queue, log,
+         counts):
     """Cycle of the end of every trip of every warp (``ends[warp, trip]``); the issue cycles of each warp's
     first ``log.shape[1]`` instructions go to ``log``; ``counts[trip > 0]`` gets the local lines loaded, the
     loads that missed, the lines stored and the stores that missed (:data:`COUNTS`)."""
@@ -228,6 +234,10 @@ def _run(pipe, ii, stall, keep, wb, rb, wait, lat, mem, line, nlines, yld, sp_of
             for a0 in range(ways):
                 tags[s0, a0] = nw * frame_lines + s0 * ways + a0
                 stamp[s0, a0] = stale
+    wmio = np.zeros(nw, np.int64)  # the cycle warp w may issue its next MIO instruction
+    # the SM's next MIO cycle, its store port's, the queue; the sub-partition that goes first
+    port = np.array([0, 0, store_queue, 0], np.int64)
+    fair = mio_sm_ii > 0 or store_ii > 0
     l1_free = 0
     warp_mem = np.zeros(nw, np.int64)  # in_order: the cycle the warp's last load returned
     fill_free = 0
@@ -235,13 +245,14 @@ def _run(pipe, ii, stall, keep, wb, rb, wait, lat, mem, line, nlines, yld, sp_of
     t = 0
     left = nw
     while left > 0:
-        for s in range(nsp):
+        for s0 in range(nsp):
+            s = (s0 + port[3]) % nsp if fair else s0  # SM-wide ports: round robin from the last one served
             k = kept[s]
             if k >= 0 and t < kept_to[s] and done[k] < want[k]:
-                w = k if _can(k, s, t, done, want, nxt, pos, wait, sb, pipe, free) else -1
+                w = k if _can(k, s, t, done, want, nxt, pos, wait, sb, pipe, free, mem, wmio, port) else -1
             else:
                 kept[s] = -1
-                w = _pick(s, t, last[s], sp_of, done, want, nxt, pos, wait, sb, pipe, free)
+                w = _pick(s, t, last[s], sp_of, done, want, nxt, pos, wait, sb, pipe, free, mem, wmio, port)
             if w < 0:
                 continue
             i = pos[w]
@@ -253,6 +264,11 @@ def _run(pipe, ii, stall, keep, wb, rb, wait, lat, mem, line, nlines, yld, sp_of
                 p = FMAH
             if p == MIO:
                 free[s, MIO] = t + mio_ii
+                wmio[w] = t + mio_warp_ii
+                port[0] = t + mio_sm_ii
+                port[3] = (s + 1) % nsp
+                if mem[i] == LOCAL_STORE and store_ii > 0:
+                    port[1] = (t if t > port[1] else port[1]) + store_ii * nlines[i]
             elif p != NONE:
                 free[s, p] = t + ii[i]
             ready = t + lat[i]
@@ -308,12 +324,12 @@ def _run(pipe, ii, stall, keep, wb, rb, wait, lat, mem, line, nlines, yld, sp_of
 
 
 @njit(cache=True)
-def _pick(s, t, last, sp_of, done, want, nxt, pos, wait, sb, pipe, free):
+def _pick(s, t, last, sp_of, done, want, nxt, pos, wait, sb, pipe, free, mem, wmio, port):
     """The warp of sub-partition s that issues at t: the last one if it can, else round robin after it."""
     nw = sp_of.shape[0]
     for k in range(nw):
         w = (last + k) % nw if last >= 0 else k
-        if sp_of[w] == s and _can(w, s, t, done, want, nxt, pos, wait, sb, pipe, free):
+        if sp_of[w] == s and _can(w, s, t, done, want, nxt, pos, wait, sb, pipe, free, mem, wmio, port):
             return w
     return -1
 
@@ -330,13 +346,19 @@ def _next_warp(w, s, sp_of, done, want):
 
 
 @njit(cache=True)
-def _can(w, s, t, done, want, nxt, pos, wait, sb, pipe, free):
-    """Whether warp w (of sub-partition s) can issue its next instruction at t."""
+def _can(w, s, t, done, want, nxt, pos, wait, sb, pipe, free, mem, wmio, port):
+    """Whether warp w (of sub-partition s) can issue its next instruction at t. An MIO instruction also needs
+    the warp's own turn (``wmio[w]``) and the SM's (``port[0]``); a local store the SM's store port with at
+    most ``port[2]`` cycles of stores queued (``port[1]``: the cycle the queued ones are through)."""
     if done[w] >= want[w] or nxt[w] > t or _waits(w, t, pos, wait, sb):
         return False
     p = pipe[pos[w]]
     if p == FMAL:
         return free[s, FMAH] <= t or free[s, FMAL] <= t
+    if p == MIO:
+        if free[s, MIO] > t or wmio[w] > t or port[0] > t:
+            return False
+        return mem[pos[w]] != LOCAL_STORE or port[1] - t <= port[2]
     return p == NONE or free[s, p] <= t
 
 

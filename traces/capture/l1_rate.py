@@ -1,0 +1,179 @@
+#!/usr/bin/env python3
+"""How fast the H100's SM serves local-memory hits and shuffles: every active warp of one CTA runs a loop of 32
+independent ``ld.local`` (or ``st.local``, ``shfl.sync``, or 16 of each of ld/st.local) to 32 lines of its own
+frame that stay in the L1, timed with clock64 around the loop. With the warps spread over the four
+sub-partitions the SM-wide rate shows the L1's; with the active warps all on sub-partition 0 (warp ids 0, 4,
+8, ...; the others exit at once) it shows one sub-partition's hand-off to the shared unit (``mio_ii``).
+
+    python traces/capture/l1_rate.py --build        # here: traces/capture/build/l1_rate.{cu,cubin} (nvcc -O3)
+    python traces/capture/l1_rate.py --device OUT   # on the GPU (CuPy loads that cubin): OUT/l1_rate_raw.json
+    python traces/capture/l1_rate.py --json OUT     # here: traces/h100/l1_rate.json from OUT, with the loops' SASS
+
+Read by ``python -m warpsim.timing.l1_rate``.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent.parent
+OPS = ("ldl", "stl", "shfl", "ldst")
+WARPS = (1, 2, 3, 4, 6, 8, 12, 16)
+ITERS = 256
+REPEATS = 3
+LINES = 32
+
+
+def _body(op: str) -> str:
+    """One loop trip of ``op``: 32 accesses with no dependence between them. Every other word of the frame
+    (one line each, none adjacent, so ptxas cannot merge them into vector accesses) from a base that depends
+    on the trip through ``zero`` (0 at run time, unknown to ptxas, so it cannot keep a load or drop a store
+    across trips)."""
+    out = [] if op == "shfl" else ["const unsigned b = base + ((unsigned)it & (unsigned)zero);"]
+    for j in range(LINES):
+        if op == "ldl" or (op == "ldst" and j % 2 == 0):
+            out.append(f'asm volatile("ld.local.u32 %0, [%1+{8 * j}];" : "=r"(v[{j}]) : "r"(b) : "memory");')
+        elif op in ("stl", "ldst"):
+            out.append(f'asm volatile("st.local.u32 [%0+{8 * j}], %1;" :: "r"(b), "r"(acc) : "memory");')
+        else:
+            out.append(f'asm volatile("shfl.sync.idx.b32 %0, %1, {j}, 0x1f, 0xffffffff;" : "=r"(v[{j}]) : "r"(acc));')
+    if op != "stl":
+        out.append(f"#pragma unroll\n      for (int j = 0; j < {LINES}; j++) acc ^= v[j];")
+    out.append("acc += 1;")
+    return "\n      ".join(out)
+
+
+def source() -> str:
+    kernels = []
+    for op in OPS:
+        kernels.append(f"""
+extern "C" __global__ void rate_{op}(int iters, int sp0, int zero, unsigned long long* out, unsigned* sink) {{
+  const unsigned warp = threadIdx.x >> 5;
+  if (sp0 && (warp & 3)) return;
+  unsigned loc[{2 * LINES}];  // lines 0, 2, ... 2 * LINES - 2 are used
+  const unsigned base = (unsigned)__cvta_generic_to_local(&loc[0]);
+  unsigned acc = threadIdx.x;
+  unsigned v[{LINES}];
+#pragma unroll
+  for (int j = 0; j < {LINES}; j++) v[j] = 0;
+  for (int j = 0; j < {LINES}; j++)
+    asm volatile("st.local.u32 [%0], %1;" :: "r"(base + 8 * j), "r"(acc + j) : "memory");
+  for (int j = 0; j < {LINES}; j++) {{
+    unsigned t;
+    asm volatile("ld.local.u32 %0, [%1];" : "=r"(t) : "r"(base + 8 * j) : "memory");
+    acc ^= t;
+  }}
+  __syncthreads();
+  const unsigned long long t0 = clock64();
+  for (int it = 0; it < iters; it++) {{
+      {_body(op)}
+  }}
+  const unsigned long long t1 = clock64();
+  if ((threadIdx.x & 31) == 0) {{ out[2 * warp] = t0; out[2 * warp + 1] = t1; }}
+  sink[threadIdx.x] = acc + v[0];
+}}""")
+    return "\n".join(kernels)
+
+
+BUILD = HERE / "build"
+CUBIN = BUILD / "l1_rate.cubin"
+
+
+def build() -> int:
+    import subprocess
+    BUILD.mkdir(exist_ok=True)
+    (BUILD / "l1_rate.cu").write_text(source())
+    subprocess.run(["nvcc", "-cubin", "-gencode=arch=compute_90a,code=sm_90a", "-O3", "-o", str(CUBIN),
+                    str(BUILD / "l1_rate.cu")], check=True)
+    print(f"wrote {CUBIN}")
+    return 0
+
+
+def _loops() -> dict:
+    """Per kernel, its loop as ``warpsim.timing.sass_profile`` encodes it (opcode and control bits, one line an
+    instruction; the last backward branch's block, ptxas's unrolled trip) and its opcode counts, from cuobjdump
+    of the cubin: what ``python -m warpsim.timing.l1_rate`` replays."""
+    import subprocess
+    from collections import Counter
+    sys.path.insert(0, str(REPO))
+    from warpsim.timing import sass_profile
+    text = subprocess.run([sass_profile._tool("cuobjdump"), "-sass", str(CUBIN)], check=True, capture_output=True,
+                          text=True).stdout
+    out = {}
+    for name, sass in sass_profile.parse_sass(text).items():
+        prof = sass_profile.kernel_profile(sass)
+        out[name] = {"body": prof["body"], "ops": dict(Counter(x.split()[0] for x in prof["body"]).most_common())}
+    return out
+
+
+def device(out: Path) -> int:
+    import cupy as cp
+    mod = cp.RawModule(path=str(CUBIN))
+    rows = []
+    buf = cp.zeros(2 * 64, cp.uint64)
+    sink = cp.zeros(64 * 32, cp.uint32)
+    for rep in range(REPEATS):
+        for op in OPS:
+            fn = mod.get_function(f"rate_{op}")
+            for placement in ("spread", "sp0"):
+                for w in WARPS:
+                    if placement == "sp0" and 4 * (w - 1) + 1 > 32:
+                        continue  # a CTA holds 32 warps
+                    launched = w if placement == "spread" else 4 * (w - 1) + 1
+                    buf[:] = 0
+                    fn((1,), (32 * launched,), (cp.int32(ITERS), cp.int32(placement == "sp0"), cp.int32(0), buf, sink))
+                    cp.cuda.Device().synchronize()
+                    t = buf.get().reshape(-1, 2)
+                    active = [k for k in range(launched) if placement == "spread" or k % 4 == 0]
+                    rows.append({"op": op, "placement": placement, "warps": w, "repeat": rep, "iters": ITERS,
+                                 "accesses": LINES, "start": [int(t[k, 0]) for k in active],
+                                 "end": [int(t[k, 1]) for k in active]})
+    dev = cp.cuda.runtime.getDeviceProperties(0)
+    doc = {"device": dev["name"].decode(), "cupy": cp.__version__, "created": time.strftime("%Y-%m-%d %H:%M UTC",
+                                                                                           time.gmtime()),
+           "rows": rows}
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "l1_rate_raw.json").write_text(json.dumps(doc))
+    print(f"{len(rows)} launches written to {out / 'l1_rate_raw.json'}")
+    return 0
+
+
+def summarise(out: Path) -> int:
+    raw = json.loads((out / "l1_rate_raw.json").read_text())
+    doc = {"how": (f"traces/capture/l1_rate.py --device, {raw['device']}, CuPy {raw['cupy']}, {raw['created']}: "
+                   f"one CTA, every active warp runs {ITERS} trips of {LINES} independent accesses "
+                   "(ld.local / st.local / shfl.sync.idx / 16 ld.local + 16 st.local) to lines of its own frame "
+                   "that stay in the L1, clock64 before and after the loop; 'spread': warps 0..n-1 (warp id mod 4 "
+                   "picks the sub-partition), 'sp0': warps 0, 4, ... 4(n-1) active (the others exit; n <= 8)."),
+           "source": source(), "loops": _loops(), "rows": raw["rows"]}
+    dest = REPO / "traces" / "h100" / "l1_rate.json"
+    tmp = dest.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(doc, indent=0) + "\n")
+    os.replace(tmp, dest)
+    print(f"wrote {dest}")
+    return 0
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    g = ap.add_mutually_exclusive_group(required=True)
+    g.add_argument("--build", action="store_true")
+    g.add_argument("--device", type=Path)
+    g.add_argument("--json", type=Path)
+    g.add_argument("--source", action="store_true", help="print the CUDA source")
+    a = ap.parse_args(argv)
+    if a.source:
+        print(source())
+        return 0
+    if a.build:
+        return build()
+    return device(a.device) if a.device else summarise(a.json)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
