@@ -658,22 +658,25 @@ def test_l1_counters_load_misses_follow_the_measured_policy():
     """The replay's load-miss ratios beside the H100's: with the measured L1 (1,792 lines), LDL.LU lines
     evicted first and write-validate stores (l1_counters.MEASURED) within 6 points at ILP 4 and 8 (ILP 2
     with 16 warps: 10), where the default L1 (2,048 LRU lines, stores fetch) misses 10-24 points more at
-    ILP 4 with 4-8 warps and ILP 8 with 2-3."""
+    ILP 4 with 4-8 warps and ILP 8 with 2-3 (13-24 at 6-8 / 2-3, with the measured MIO and store port)."""
     from warpsim.timing import l1_counters
     warps = (2, 3, 4, 6, 8, 16)
     got = {name: {(r["ilp"], r["warps"]): r["model"] - r["h100"]
                   for r in l1_counters.compare(l1, ilps=(4, 8), warps=warps)}
            for name, l1 in (("measured", l1_counters.MEASURED), ("default", None))}
     assert max(abs(v) for v in got["measured"].values()) < 0.06
-    assert min(got["default"][k] for k in ((4, 6), (4, 8), (8, 2), (8, 3))) > 0.15 and got["default"][(4, 4)] > 0.09
+    assert min(got["default"][k] for k in ((4, 6), (4, 8), (8, 2), (8, 3))) > 0.12 and got["default"][(4, 4)] > 0.09
 
 
 def test_l1_counters_a_load_miss_costs_a_warp_about_100_cycles():
     """The H100's trip time over the replay's miss-free trip, per load miss of the warp, at ILP 8 with 2-16
-    warps: 92-112 cycles, whatever the number of warps (ILP 4, 4-16 warps: 85-104)."""
+    warps: 92-112 cycles, whatever the number of warps, against the replay before its measured MIO and store
+    port; with them the miss-free trip already holds part of that time, and what is left per miss falls
+    from ~100 cycles (3-7 warps) to 44 (16 warps)."""
     from warpsim.timing import l1_counters
     cost = l1_counters.excess(8)
-    assert sorted(cost) == list(range(2, 17)) and all(85 < c < 115 for c in cost.values())
+    assert sorted(cost) == list(range(2, 17)) and all(40 < c < 110 for c in cost.values())
+    assert all(90 < cost[w] for w in (3, 4, 5, 6, 7)) and cost[16] < 50
 
 
 def test_sass_sim_in_order_loads():
@@ -681,8 +684,9 @@ def test_sass_sim_in_order_loads():
     no change to the later trips without L1 misses (ILP 2, one warp a sub-partition), a longer trip with them
     (ILP 4, 6 warps)."""
     from warpsim.timing import l1_counters, sass_sim
-    def trip(ilp, pop, **l1):
-        return sass_sim.table_loop(f"sp_e4m3_k64_f32_ilp{ilp}", dict(l1_counters.MEASURED, **l1)).cycles(pop)
+    def trip(ilp, pop, **l1):  # under the MIO fitted before l1_rate.json (one per 4 cycles a sub-partition)
+        return sass_sim.table_loop(f"sp_e4m3_k64_f32_ilp{ilp}", dict(l1_counters.MEASURED, store_ii=0, **l1),
+                                   mio_ii=4, mio_warp_ii=0, mio_sm_ii=0).cycles(pop)
     assert trip(2, (1, 1, 0, 0))[0][1] == trip(2, (1, 1, 0, 0), in_order=True)[0][1]
     assert trip(4, (2, 2, 1, 1))[0][1] < trip(4, (2, 2, 1, 1), in_order=True)[0][1]
 

@@ -14,7 +14,9 @@ sectors the L1 looked up and how many missed, and what the L1 read from and wrot
   misses follow the H100's within a few points at every ILP and warp count, where the default (2,048 LRU
   lines, stores fetch) misses up to 3x as often (:func:`compare`);
 * the time a warp loses is about 100 cycles a load miss (85-112 at ILP 4 and 8 with 4-16 warps), whatever the
-  number of warps (:func:`excess`).
+  number of warps, against the replay's miss-free trip before its measured MIO and store port
+  (``l1_rate``); with them that trip already holds part of the time, and what is left per miss falls from
+  ~100 cycles (3-7 warps) to 44 (16 warps) at ILP 8 (:func:`excess`).
 
     python -m warpsim.timing.l1_counters            # the load-miss table, H100 / default / MEASURED
 """
