@@ -613,31 +613,11 @@ def test_s4_pair_mode_follows_the_measured_loop_start_offset():
     assert len(near) >= 20 and sum(r > 1.45 for r in near) >= 0.85 * len(near)
 
 
-def test_loop_start_load_names_a_broken_file(tmp_path):
-    from warpsim.timing import pair_modes
-    bad = tmp_path / "loop_start.json"
-    bad.write_text('{"how": "x"}')
-    with pytest.raises(ValueError, match=r"loop_start\.json: not a loop_start\.py --device file"):
-        pair_modes.loop_start_pairs(str(bad))
-
-
 def test_kernel_loop_names_a_kernel_without_sass():
     from warpsim.timing import sass_profile
     assert sass_profile.kernel_loop("sp_s4_k64_ilp1", "sm_90")["body"]
     with pytest.raises(KeyError, match=r"sp_s4_k64_ilp9: no SASS on file for sm_90 \(warpsim/timing/sass_sm90\.json\)"):
         sass_profile.kernel_loop("sp_s4_k64_ilp9", "sm_90")
-
-
-def test_sched_probe_load_names_a_broken_file(tmp_path):
-    """A damaged sched_probe.json is named with what is wrong, not a KeyError or a bare JSON error."""
-    from warpsim.timing import sched_probe
-    bad = tmp_path / "sched_probe.json"
-    bad.write_text('{"runs": [')
-    with pytest.raises(ValueError, match=r"sched_probe\.json: not JSON"):
-        sched_probe.load(str(bad))
-    bad.write_text('{"runs": [], "sass": {}}')
-    with pytest.raises(ValueError, match=r"sched_probe\.json: runs, SASS or variants missing"):
-        sched_probe.load(str(bad))
 
 
 def test_l1_counters_local_stores_write_through_and_fetch_nothing():
@@ -691,15 +671,6 @@ def test_sass_sim_in_order_loads():
     assert trip(4, (2, 2, 1, 1))[0][1] < trip(4, (2, 2, 1, 1), in_order=True)[0][1]
 
 
-def test_l1_counters_load_names_a_file_without_rows(tmp_path):
-    """A JSON file that is not an l1_counters file is named in the error, with what it lacks."""
-    from warpsim.timing import l1_counters
-    bad = tmp_path / "other.json"
-    bad.write_text('{"runs": []}')
-    with pytest.raises(ValueError, match=r"other\.json: not an l1_counters file \(no 'rows'\)"):
-        l1_counters.load(str(bad))
-
-
 def test_l1_rate_mio_and_store_port():
     """traces/h100/l1_rate.json (independent LDL / STL / SHFL hits, 1-16 warps): a warp issues one every ~4
     cycles, a sub-partition one every 2, the SM one a cycle; local stores pass one every 4 cycles, whatever the
@@ -716,9 +687,20 @@ def test_l1_rate_mio_and_store_port():
     assert old[("stl", "spread", 16)] > 0.8 and old[("ldl", "sp0", 8)] < 0.3
 
 
-def test_l1_rate_load_names_a_file_without_loops(tmp_path):
-    from warpsim.timing import l1_rate
-    bad = tmp_path / "other.json"
-    bad.write_text('{"rows": []}')
-    with pytest.raises(ValueError, match=r"other\.json: not an l1_rate file"):
-        l1_rate.load(str(bad))
+@pytest.mark.parametrize("module, load, name, text, message", [
+    ("pair_modes", "loop_start_pairs", "loop_start.json", '{"how": "x"}',
+     r"loop_start\.json: not a loop_start\.py --device file"),
+    ("sched_probe", "load", "sched_probe.json", '{"runs": [', r"sched_probe\.json: not JSON"),
+    ("sched_probe", "load", "sched_probe.json", '{"runs": [], "sass": {}}',
+     r"sched_probe\.json: runs, SASS or variants missing"),
+    ("l1_counters", "load", "other.json", '{"runs": []}', r"other\.json: not an l1_counters file \(no 'rows'\)"),
+    ("l1_rate", "load", "other.json", '{"rows": []}', r"other\.json: not an l1_rate file"),
+])
+def test_measurement_file_errors_name_the_file(tmp_path, module, load, name, text, message):
+    """A damaged or wrong H100 measurement file is named with what is wrong, not a KeyError or a bare JSON
+    error."""
+    import importlib
+    bad = tmp_path / name
+    bad.write_text(text)
+    with pytest.raises(ValueError, match=message):
+        getattr(importlib.import_module(f"warpsim.timing.{module}"), load)(str(bad))

@@ -32,7 +32,7 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 sys.path.insert(0, str(HERE))
-from trips import _tracefile  # noqa: E402  (warpsim/tracefile.py loaded by path, no install needed)
+from trips import _tracefile, write_atomic  # noqa: E402  (warpsim/tracefile.py loaded by path, no install needed)
 FORMS = ("sp_e4m3_k64_f32", "sp_e5m2_k64_f32")
 #: (form, ilp, warps, reps), in launch order: ILP 4 (the runs outside 5 %) first
 CONFIGS = tuple((f, ilp, w, 32) for ilp in (4, 1, 2, 8) for f in FORMS for w in range(1, 17)) + \
@@ -157,9 +157,7 @@ def summarise(out: Path) -> int:
                   "own per-warp end - start clocks as the launch left them (after ncu's last counter pass).",
            "keys": KEEP, "rows": rows}
     dest = REPO / "traces" / "h100" / "l1_counters.json"
-    tmp = dest.with_suffix(".tmp")
-    tmp.write_text(json.dumps(doc, indent=0) + "\n")
-    os.replace(tmp, dest)
+    write_atomic(dest, json.dumps(doc, indent=0) + "\n")
     print(f"{dest}: {len(rows)} launches")
     return 0
 

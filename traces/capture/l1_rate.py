@@ -15,13 +15,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
+sys.path.insert(0, str(HERE))
+from trips import write_atomic  # noqa: E402
 OPS = ("ldl", "stl", "shfl", "ldst")
 WARPS = (1, 2, 3, 4, 6, 8, 12, 16)
 ITERS = 256
@@ -152,9 +153,7 @@ def summarise(out: Path) -> int:
                    "picks the sub-partition), 'sp0': warps 0, 4, ... 4(n-1) active (the others exit; n <= 8)."),
            "source": source(), "loops": _loops(), "rows": raw["rows"]}
     dest = REPO / "traces" / "h100" / "l1_rate.json"
-    tmp = dest.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(doc, indent=0) + "\n")
-    os.replace(tmp, dest)
+    write_atomic(dest, json.dumps(doc, indent=0) + "\n")
     print(f"wrote {dest}")
     return 0
 

@@ -18,13 +18,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import re
 import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
+sys.path.insert(0, str(HERE))
+from trips import write_atomic  # noqa: E402
 FORMS = ("sp_s4_k64", "sp_s4_k128", "dense_s4_k64")
 WARPS = (1, 2, 4, 5, 6, 7, 8, 9, 10, 12)
 REPS = 32
@@ -91,9 +92,7 @@ def device(out: Path) -> None:
     doc = {"how": __doc__.strip().splitlines()[0] + " traces/capture/loop_start.py --device, CuPy "
                   f"{cp.__version__}, {cp.cuda.runtime.getDeviceProperties(0)['name'].decode()}, reps {REPS}",
            "rows": rows}
-    tmp = out / "loop_start.json.tmp"
-    tmp.write_text(json.dumps(doc))
-    os.replace(tmp, out / "loop_start.json")
+    write_atomic(out / "loop_start.json", json.dumps(doc))
 
 
 def main(argv=None) -> int:

@@ -21,7 +21,6 @@ the plain cubin's runs, then the variants'.
 from __future__ import annotations
 
 import json
-import os
 import struct
 import subprocess
 import sys
@@ -29,6 +28,8 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
+sys.path.insert(0, str(HERE))
+from trips import write_atomic  # noqa: E402
 #: byte offsets in the SASS ptxas 13.0 / cuobjdump 13.5 made of sched_probe.cu (sm_90a): the hog's loop trip
 #: (128 LOP3, ISETP, BRA) and one probe step (8 LOP3 of which 4 predicated off, IMAD.MOV, CS2R)
 HOG_TRIP = (0xD20, 0x1540)
@@ -128,10 +129,7 @@ def main(argv=None) -> int:
         device(Path(args[1]), cubin)
     elif args[:1] == ["--json"]:
         doc = to_json(Path(args[1]))
-        dst = REPO / "traces" / "h100" / "sched_probe.json"
-        tmp = dst.with_suffix(".json.tmp")
-        tmp.write_text(json.dumps(doc, indent=1) + "\n")
-        os.replace(tmp, dst)
+        write_atomic(REPO / "traces" / "h100" / "sched_probe.json", json.dumps(doc, indent=1) + "\n")
     else:
         print(__doc__)
         return 2

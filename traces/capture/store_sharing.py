@@ -26,7 +26,6 @@ the clock every trip)}}}}`` plus ``device`` and ``how``. Warps 4.. of the alu/cl
 from __future__ import annotations
 
 import json
-import os
 import re
 import sys
 from pathlib import Path
@@ -36,7 +35,7 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 sys.path.insert(0, str(HERE))
-from trips import FORMS, REPS, capture_cli, device_record, module_ptx  # noqa: E402
+from trips import FORMS, REPS, capture_cli, device_record, module_ptx, write_atomic  # noqa: E402
 
 WARPS = (1, 4, 8, 12, 16)
 LAUNCHES = 4
@@ -150,9 +149,7 @@ def main(argv=None):
             res[f] = capture(f, tf)
         out.mkdir(parents=True, exist_ok=True)
         path = out / "store_sharing.json"
-        tmp = path.with_suffix(".json.tmp")
-        tmp.write_text(json.dumps(res))
-        os.replace(tmp, path)  # atomically: a broken run leaves the old file
+        write_atomic(path, json.dumps(res))
         print(path)
 
     return capture_cli(argv, FORMS, lambda f, ptx: {f"{k}_{f}.ptx": variant(ptx, f, k) for k in VARIANTS}, run)

@@ -40,6 +40,16 @@ def _tracefile():
     return mod
 
 
+def write_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file beside it and ``os.replace``: a broken run leaves
+    the old file whole."""
+    import os
+    path = Path(path)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text)
+    os.replace(tmp, path)
+
+
 def _entry(ptx: str, name: str) -> str:
     i = ptx.index(f".entry {name}(")
     j = ptx.index("\n}\n", i) + 3

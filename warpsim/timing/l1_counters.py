@@ -29,6 +29,8 @@ from collections import defaultdict
 
 import numpy as np
 
+from warpsim.timing import sass_sim
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.join(HERE, "..", "..", "traces", "h100", "l1_counters.json")
 FORM = "sp_e4m3_k64_f32"
@@ -61,12 +63,7 @@ def measured(form: str = FORM, doc: dict | None = None) -> dict:
     return {k: {m: float(np.mean([v[m] for v in vs])) for m in vs[0]} for k, vs in got.items()}
 
 
-def _population(warps: int) -> tuple:
-    return tuple(warps // 4 + (1 if s < warps % 4 else 0) for s in range(4))
-
-
 def _loop(ilp: int, l1: dict | None, form: str = FORM):
-    from warpsim.timing import sass_sim
     return sass_sim.table_loop(f"{form}_ilp{ilp}", l1)
 
 
@@ -74,7 +71,7 @@ def model(ilp: int, warps: int, l1: dict | None = None, loop=None) -> dict:
     """The replay's load and store miss ratios over a launch of ``REPS`` trips (the first trip and
     ``REPS - 1`` later ones), and its local lines loaded a warp and trip, under ``l1`` overrides."""
     loop = loop or _loop(ilp, l1)
-    first, later = loop.l1_counts(_population(warps))
+    first, later = loop.l1_counts(sass_sim.population(warps))
     tot = first + (REPS - 1) * later
     return {"load_miss": tot[1] / tot[0], "store_miss": tot[3] / tot[2], "loads": later[0]}
 
@@ -97,10 +94,10 @@ def excess(ilp: int, doc: dict | None = None) -> dict:
     load miss costs a warp on the H100 (the replay's miss-free trip scaled to the H100's one-warp trip)."""
     hw = measured(doc=doc)
     loop = _loop(ilp, {"lines": 1 << 17, "stale": 0})
-    one = loop.cycles(_population(1))[0][1]
+    one = loop.cycles(sass_sim.population(1))[0][1]
     out = {}
     for w in range(2, 17):
-        pop = _population(w)
+        pop = sass_sim.population(w)
         base = sum(loop.cycles(pop)[s][1] * pop[s] for s in range(4)) / w
         h = hw[(ilp, w)]
         misses = h["load_miss"] * h["loads"]

@@ -28,6 +28,8 @@ from collections import defaultdict
 
 import numpy as np
 
+from warpsim.timing import sass_sim
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.join(HERE, "..", "..", "traces", "h100", "l1_rate.json")
 OPS = ("ldl", "stl", "shfl", "ldst")
@@ -54,22 +56,15 @@ def measured(doc: dict | None = None) -> dict:
 
 
 def _population(placement: str, warps: int) -> tuple:
-    if placement == "sp0":
-        return (warps, 0, 0, 0)
-    return tuple(warps // 4 + (1 if s < warps % 4 else 0) for s in range(4))
+    return (warps, 0, 0, 0) if placement == "sp0" else sass_sim.population(warps)
 
 
 def replay(doc: dict | None = None, **options) -> dict:
     """The same keys as :func:`measured`, from ``sass_sim`` running each kernel's loop under the table's
     ``emulated["sass"]`` entry with ``options`` (an ``l1`` dict updates the L1's)."""
-    import copy
-    from warpsim.timing import sass_sim
     from warpsim.timing.params_sm90 import TABLE
     doc = doc or load()
-    cfg = copy.deepcopy(TABLE["emulated"]["sass"])
-    l1 = options.pop("l1", {})
-    cfg.update(options)
-    cfg["l1"].update(l1)
+    cfg = sass_sim.table_cfg(options.pop("l1", None), **options)
     out = {}
     for op in OPS:
         body = doc["loops"][f"rate_{op}"]["body"]

@@ -148,17 +148,29 @@ class Loop:
                 for s, n in enumerate(population)]
 
 
-def table_loop(kernel: str, l1: dict | None = None, **overrides) -> Loop:
-    """The loop of ``kernel`` (e.g. ``sp_e4m3_k64_f32_ilp4``; its sm_90 SASS on file,
-    ``sass_profile.kernel_loop``) under ``params_sm90``'s ``emulated["sass"]`` entry, with ``overrides`` of its
-    keys and ``l1`` of its L1's."""
+def population(warps: int) -> tuple:
+    """Warps 0..warps-1 of a CTA over the four sub-partitions (warp id mod 4): how many on each."""
+    return tuple(warps // 4 + (1 if s < warps % 4 else 0) for s in range(4))
+
+
+def table_cfg(l1: dict | None = None, **overrides) -> dict:
+    """A copy of ``params_sm90``'s ``emulated["sass"]`` entry with ``overrides`` of its keys and ``l1`` of its
+    L1's."""
     import copy
-    from warpsim.timing import sass_profile
     from warpsim.timing.params_sm90 import TABLE
     cfg = copy.deepcopy(TABLE["emulated"]["sass"])
     cfg.update(overrides)
     cfg["l1"].update(l1 or {})
-    return Loop(sass_profile.trip(sass_profile.kernel_loop(kernel, "sm_90")), cfg, TABLE["tensor"])
+    return cfg
+
+
+def table_loop(kernel: str, l1: dict | None = None, **overrides) -> Loop:
+    """The loop of ``kernel`` (e.g. ``sp_e4m3_k64_f32_ilp4``; its sm_90 SASS on file,
+    ``sass_profile.kernel_loop``) under :func:`table_cfg` (``l1``, ``overrides``)."""
+    from warpsim.timing import sass_profile
+    from warpsim.timing.params_sm90 import TABLE
+    return Loop(sass_profile.trip(sass_profile.kernel_loop(kernel, "sm_90")), table_cfg(l1, **overrides),
+                TABLE["tensor"])
 
 
 def _issue(a, c, sp_of, first, stop, start, want, frame_lines, lines, log=None, counts=None):
