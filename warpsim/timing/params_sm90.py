@@ -357,6 +357,26 @@ TABLE = {
             # warp with almost no load misses, come within 5 % (from 8 % short).
             "l1": {"lines": 2048, "ways": 4, "line_ii": 1, "hit": 40, "miss": 250, "fill_ii": 4, "stale": 400,
                    "store_ii": 4, "store_queue": 0},
+            # the instruction fetch, measured by traces/h100/ifetch.json (warpsim.timing.ifetch: loops of 256 to
+            # 16,384 straight-line FFMA, one instruction a cycle or one every 4, 1-8 warps, and 1-4 warps on one
+            # sub-partition running copies that share no code): up to 24 KB of code a trip runs at the issue
+            # rate, 32.9 KB (258 lines) nearly so (1.15 cycles an instruction), 49-98 KB at 2.22: an L0 of about
+            # 32 KB a sub-partition ("l0_lines" 264, between the 258 lines that mostly fit and the 386 that do
+            # not), a warp getting one 128-byte line every 17.8 cycles ("latency" 18) from an SM-wide cache of
+            # more than 131 KB and less than 197 KB ("l1i_lines" 1152), past which one every 45 ("l2_latency"),
+            # whether it issues an instruction every cycle or every 4: a warp asks for the next line as it
+            # starts a line ("ahead" 1) and waits for it. Not a port: two warps on one sub-partition with code of
+            # their own each keep the one-warp rate, four slow ones too ("ii" 0); four warps past the SM cache
+            # share the L2's lines at one every 12.7 cycles ("l2_ii" 13). A launch finds the code of the
+            # launches before it cached (launched again, a kernel's first trip runs at the later trips' rate),
+            # so the caches start with the loop's lines. The replay of the probe's SASS follows its runs within
+            # 5 % but at the caches' edges (32.9 KB 12 % short, 131 KB 12 % / 4 %), two warps on the same code
+            # 1-12 % long, four past the SM cache 9 % short. Of the recorded loops only T/sp_e*m*_k64_f32:ilp3..8
+            # (31-95 KB) are larger than the L0, and the fetch is never what limits them (~6 cycles an
+            # instruction a warp); with it ILP 4 with 2-16 warps moves by a point or two (their L1 replacement
+            # shifts), the one-warp runs not at all.
+            "fetch": {"l0_lines": 264, "ii": 0, "latency": 18, "ahead": 1, "l1i_lines": 1152, "l2_ii": 13,
+                      "l2_latency": 45},
             # trips simulated per population of warps: the first (cold L1), then later ones averaged; at least
             # 4, and enough for 20000 instructions a warp (short trips: the warps' phases settle)
             "trips": 4, "instructions": 20000,

@@ -220,6 +220,19 @@ def trip(prof: dict) -> list[str]:
     return out
 
 
+def trip_lines(prof: dict) -> list[int]:
+    """The 128-byte code line (8 instructions) of each instruction of :func:`trip`: the loop block from a line
+    boundary, its routine from the next one after it (the instruction fetch, ``sass_sim``'s ``fetch``)."""
+    body = len(prof["body"])
+    base = -(-body // 8) * 8
+    out = []
+    for j, x in enumerate(prof["body"]):
+        out.append(j // 8)
+        if x.startswith("CALL"):
+            out += [(base + r) // 8 for r in range(len(prof["routine"]))]
+    return out
+
+
 def profile(ptx: str) -> dict:
     """``{entry key: {"kernel": name, "loop": kernel_profile}}`` for every kernel of ``ptx`` with a loop."""
     sass = _sass(ptx)

@@ -30,7 +30,16 @@ cycle by cycle, with the table's ``emulated["sass"]`` entry:
   the H100's L1 keeps them and their replacement state across launches), ranked in the LRU order as if used
   at the loop's ``stale``-th line access, so that until then the loop's new lines of a set evict each other
   first (fitted to the sparse fp8 first trips, ``params_sm90``); ``stale`` 0 starts it empty.
-  Options, off by default (``traces/h100/l1_probe.json`` measured the L1 itself; none of them fits its runs
+* the instruction fetch (``fetch``, ``traces/h100/ifetch.json``, ``warpsim.timing.ifetch``): given the code
+  line of each instruction (``Loop(..., code_lines)``, ``sass_profile.trip_lines``), a warp issues only when
+  the 128-byte line of its next instruction is in its sub-partition's L0 (``l0_lines`` lines, LRU); issuing
+  the first instruction of a line it asks for the ``ahead`` lines of the loop's code after it; a line not in
+  the L0 is there ``latency`` cycles after it is asked for, from the SM's instruction cache (``l1i_lines``),
+  or ``l2_latency`` after it passes the SM's port to the L2 (one line every ``l2_ii`` cycles) when that cache
+  has not got it either; ``ii`` > 0 would make the L0 a port of its own. The caches start holding the loop's
+  lines, the last ones most recent (a launch finds the code of the launches before it); without code lines
+  or with ``l0_lines`` 0 there is no fetch limit.
+* the L1's options, off by default (``traces/h100/l1_probe.json`` measured the L1 itself; none of them fits its runs
   and the timing table together): ``policy`` (``POLICIES``, DIP among them), ``hash``, ``local`` (a usable
   fraction), ``store_miss``, ``last_use`` with ``last_use_share`` (the share of LDL.LU that act on their
   line), ``wide`` (``{"warps": n, "lines": m}``: ``m`` lines when more than ``n`` warps run: a wider CTA gets
@@ -67,13 +76,19 @@ POLICIES = {"lru": 0, "random": 1, "bip": 2, "srrip": 3, "plru": 4, "lip": 5, "b
 #: other sets insert as BIP while it is at least half of ``DIP_MAX`` (the selector lives in ``stamp[sets, 0]``)
 DIP_LEADER, DIP_MAX = 32, 1024
 HASHES = {"fold": 0, "mix": 1, "mod": 2}
+#: the instruction fetch's options (``fetch``), in the order ``_run`` takes them
+FETCH = ("l0_lines", "ii", "latency", "ahead", "l1i_lines", "l2_ii", "l2_latency")
 
 
-def _arrays(lines: list[str], cfg: dict, tensor: dict) -> dict:
-    """The numba program arrays of ``lines`` (``sass_profile.encode`` format) under the table ``cfg``."""
+def _arrays(lines: list[str], cfg: dict, tensor: dict, code_lines=None) -> dict:
+    """The numba program arrays of ``lines`` (``sass_profile.encode`` format) under the table ``cfg``;
+    ``code_lines``: the 128-byte code line of each (``sass_profile.trip_lines``), for the instruction fetch."""
     n = len(lines)
     a = {k: np.zeros(n, np.int64) for k in ("pipe", "ii", "stall", "keep", "wb", "rb", "wait", "lat",
                                              "mem", "line", "nlines", "yld")}
+    a["iline"] = np.full(n, -1, np.int64) if code_lines is None else np.asarray(code_lines, np.int64)
+    a["known"] = np.zeros(int(a["iline"].max()) + 2, np.int64)  # the lines of the loop's code
+    a["known"][a["iline"][a["iline"] >= 0]] = 1
     pipe_of = {op: p for p, ops in ((ALU, cfg["alu_ops"]), (FMAH, cfg["fma_heavy_ops"]),
                                     (FMAL, cfg["fma_ops"]), (MIO, cfg["mio_ops"])) for op in ops}
     ii = {ALU: cfg["alu_ii"], FMAH: cfg["fma_ii"], FMAL: cfg["fma_ii"], MIO: 0}
@@ -107,8 +122,8 @@ def _frame_lines(a: dict) -> int:
 class Loop:
     """The program arrays of one loop trip (numba input) and the per-population results, cached."""
 
-    def __init__(self, lines: list[str], cfg: dict, tensor: dict):
-        self.arrays = a = _arrays(lines, cfg, tensor)
+    def __init__(self, lines: list[str], cfg: dict, tensor: dict, code_lines=None):
+        self.arrays = a = _arrays(lines, cfg, tensor, code_lines)
         self.frame_lines = _frame_lines(a)
         self.cfg = cfg
         self._got: dict = {}
@@ -169,15 +184,15 @@ def table_loop(kernel: str, l1: dict | None = None, **overrides) -> Loop:
     ``sass_profile.kernel_loop``) under :func:`table_cfg` (``l1``, ``overrides``)."""
     from warpsim.timing import sass_profile
     from warpsim.timing.params_sm90 import TABLE
-    return Loop(sass_profile.trip(sass_profile.kernel_loop(kernel, "sm_90")), table_cfg(l1, **overrides),
-                TABLE["tensor"])
+    prof = sass_profile.kernel_loop(kernel, "sm_90")
+    return Loop(sass_profile.trip(prof), table_cfg(l1, **overrides), TABLE["tensor"], sass_profile.trip_lines(prof))
 
 
 def _issue(a, c, sp_of, first, stop, start, want, frame_lines, lines, log=None, counts=None):
     """``_run`` of the program arrays ``a`` under the table ``c``: warp w runs ``a[first[w]:stop[w]]``
     ``want[w]`` times from cycle ``start[w]`` on sub-partition ``sp_of[w]``, with an L1 of ``lines`` lines
     (``log[w]``, if given, gets the issue cycles of warp w's first instructions)."""
-    l1 = c["l1"]
+    l1, f = c["l1"], c.get("fetch", {})
     return _run(a["pipe"], a["ii"], a["stall"], a["keep"], a["wb"], a["rb"], a["wait"], a["lat"], a["mem"],
                 a["line"], a["nlines"], a["yld"], sp_of, first, stop, start, want, frame_lines,
                 max(int(lines * float(l1.get("local", 1.0))) // int(l1["ways"]), 1), int(l1["ways"]),
@@ -187,15 +202,18 @@ def _issue(a, c, sp_of, first, stop, start, want, frame_lines, lines, log=None, 
                 LAST_USE[l1.get("last_use", "keep")], int(round(1000 * float(l1.get("last_use_share", 1.0)))),
                 int(l1.get("stale", 0)), bool(l1.get("in_order", False)), int(c.get("mio_warp_ii", 0)),
                 int(c.get("mio_sm_ii", 0)), int(l1.get("store_ii", 0)), int(l1.get("store_queue", 0)),
+                a["iline"], a["known"], np.array([int(f.get(k, 0)) for k in FETCH], np.int64),
                 np.zeros((len(sp_of), 0), np.int64) if log is None else log,
                 np.zeros((2, 4), np.int64) if counts is None else counts)
 
 
-def issue(programs: list, starts: list, trips: list, cfg: dict, tensor: dict) -> list:
+def issue(programs: list, starts: list, trips: list, cfg: dict, tensor: dict, code_lines=None) -> list:
     """Warps with programs of their own on one sub-partition (a microbenchmark's warps): warp w runs
     ``programs[w]`` (encoded SASS lines) ``trips[w]`` times from cycle ``starts[w]``; per warp the cycle
-    each of its instructions issued (in order, all trips)."""
-    a = _arrays([x for prog in programs for x in prog], cfg, tensor)
+    each of its instructions issued (in order, all trips). ``code_lines[w]``: the code line of each
+    instruction of ``programs[w]``, for the instruction fetch (warps that share code give the same lines)."""
+    a = _arrays([x for prog in programs for x in prog], cfg, tensor,
+                None if code_lines is None else [x for lines in code_lines for x in lines])
     sizes = np.array([len(p) for p in programs], np.int64)
     issued = sizes * np.array(trips, np.int64)
     stop = np.cumsum(sizes)
@@ -221,8 +239,8 @@ class SassStage:
 @njit(cache=True)
 def _run(pipe, ii, stall, keep, wb, rb, wait, lat, mem, line, nlines, yld, sp_of, first, stop, start, want,
          frame_lines, sets, ways, hit_lat, miss_lat, line_ii, fill_ii, mio_ii, hold, yield_switch, policy, hsh,
-         validate, last_use, lu_permille, stale, in_order, mio_warp_ii, mio_sm_ii, store_ii, store_queue, log,
-         counts):
+         validate, last_use, lu_permille, stale, in_order, mio_warp_ii, mio_sm_ii, store_ii, store_queue,
+         iline, known, fp, log, counts):
     """Cycle of the end of every trip of every warp (``ends[warp, trip]``); the issue cycles of each warp's
     first ``log.shape[1]`` instructions go to ``log``; ``counts[trip > 0]`` gets the local lines loaded, the
     loads that missed, the lines stored and the stores that missed (:data:`COUNTS`)."""
@@ -251,6 +269,16 @@ def _run(pipe, ii, stall, keep, wb, rb, wait, lat, mem, line, nlines, yld, sp_of
     port = np.array([0, 0, store_queue, 0], np.int64)
     fair = mio_sm_ii > 0 or store_ii > 0
     l1_free = 0
+    # the instruction fetch (``fetch``, :data:`FETCH` in ``fp``; on with an L0 and code lines): a warp issues
+    # when the line of its next instruction is in its sub-partition's L0 (``fready``)
+    fetch = fp[0] > 0 and iline[0] >= 0
+    ic = _code_caches(nsp, fp, known) if fetch else np.zeros((nsp + 1, 3, 1), np.int64)
+    iport = np.zeros(nsp + 1, np.int64)
+    fready = np.zeros(nw, np.int64)
+    wline = -np.ones(nw, np.int64)  # the code line of the instruction the warp issued last
+    if fetch:
+        for w in range(nw):
+            fready[w] = _code_line(ic, iport, sp_of[w], iline[first[w]], start[w], fp)
     warp_mem = np.zeros(nw, np.int64)  # in_order: the cycle the warp's last load returned
     fill_free = 0
     use = 0
@@ -261,13 +289,16 @@ def _run(pipe, ii, stall, keep, wb, rb, wait, lat, mem, line, nlines, yld, sp_of
             s = (s0 + port[3]) % nsp if fair else s0  # SM-wide ports: round robin from the last one served
             k = kept[s]
             if k >= 0 and t < kept_to[s] and done[k] < want[k]:
-                w = k if _can(k, s, t, done, want, nxt, pos, wait, sb, pipe, free, mem, wmio, port) else -1
+                w = k if _can(k, s, t, done, want, nxt, pos, wait, sb, pipe, free, mem, wmio, port, fready) else -1
             else:
                 kept[s] = -1
-                w = _pick(s, t, last[s], sp_of, done, want, nxt, pos, wait, sb, pipe, free, mem, wmio, port)
+                w = _pick(s, t, last[s], sp_of, done, want, nxt, pos, wait, sb, pipe, free, mem, wmio, port, fready)
             if w < 0:
                 continue
             i = pos[w]
+            if fetch and iline[i] != wline[w]:  # its first instruction of this line: ask for the next ones
+                wline[w] = iline[i]
+                _ahead(ic, iport, s, iline[i], t, fp, known)
             if nlog[w] < log.shape[1]:
                 log[w, nlog[w]] = t
                 nlog[w] += 1
@@ -331,17 +362,95 @@ def _run(pipe, ii, stall, keep, wb, rb, wait, lat, mem, line, nlines, yld, sp_of
                 done[w] += 1
                 if done[w] == want[w]:
                     left -= 1
+            if fetch and iline[pos[w]] != iline[i]:  # its next instruction is on another line
+                fready[w] = _code_line(ic, iport, s, iline[pos[w]], t, fp)
         t += 1
     return ends
 
 
 @njit(cache=True)
-def _pick(s, t, last, sp_of, done, want, nxt, pos, wait, sb, pipe, free, mem, wmio, port):
+def _code_caches(nsp, fp, known):
+    """The L0s (rows 0..nsp-1) and the SM's instruction cache (row nsp) as the launches before left them: the
+    loop's code lines in order, the last ones most recent (``tag, last use, ready`` a slot)."""
+    ic = np.full((nsp + 1, 3, max(fp[0], fp[4], 1)), -1, np.int64)
+    use = -known.shape[0] - 1
+    for ln in range(known.shape[0]):
+        if known[ln] == 1:
+            use += 1
+            for r in range(nsp + 1):
+                cap = fp[0] if r < nsp else fp[4]
+                if cap > 0:
+                    _cache_put(ic, r, cap, ln, use, 0)
+    return ic
+
+
+@njit(cache=True)
+def _ahead(ic, iport, s, ln, t, fp, known):
+    """A warp issues its first instruction of code line ``ln`` at t: it asks for the ``ahead`` (``fp[3]``) lines
+    of the loop's code after it (sequential prefetch)."""
+    for d in range(1, fp[3] + 1):
+        if ln + d < known.shape[0] and known[ln + d] == 1:
+            _code_line(ic, iport, s, ln + d, t, fp)
+
+
+@njit(cache=True)
+def _code_line(ic, iport, s, ln, t, fp):
+    """Line ``ln`` asked for at t in sub-partition s's L0: there, or filled through its port (one line every
+    ``fp[1]`` cycles, there ``fp[2]`` after it starts) from the SM's cache, which gets a line it has not from
+    the L2 through the SM's port (one every ``fp[5]``, there ``fp[6]`` after it starts)."""
+    a = _cache_find(ic, s, fp[0], ln, t)
+    if a >= 0:
+        return ic[s, 2, a]
+    src = t
+    r = ic.shape[0] - 1
+    if fp[4] > 0:
+        b = _cache_find(ic, r, fp[4], ln, t)
+        if b >= 0:
+            src = ic[r, 2, b]
+        else:
+            go = t if t > iport[r] else iport[r]
+            iport[r] = go + fp[5]
+            src = go + fp[6]
+            _cache_put(ic, r, fp[4], ln, t, src)
+    go = t if t > iport[s] else iport[s]
+    iport[s] = go + fp[1]
+    ready = go + fp[2] if go + fp[2] > src else src
+    _cache_put(ic, s, fp[0], ln, t, ready)
+    return ready
+
+
+@njit(cache=True)
+def _cache_find(ic, r, cap, ln, t):
+    """The slot of line ``ln`` in row r of ``ic`` (its last use set to t), or -1."""
+    for a in range(cap):
+        if ic[r, 0, a] == ln:
+            ic[r, 1, a] = t
+            return a
+        if ic[r, 0, a] < 0:  # slots fill in order and are never emptied
+            return -1
+    return -1
+
+
+@njit(cache=True)
+def _cache_put(ic, r, cap, ln, t, ready):
+    """Line ``ln`` into row r (``cap`` slots, LRU), there at ``ready``."""
+    v = 0
+    for a in range(cap):
+        if ic[r, 0, a] < 0:
+            v = a
+            break
+        if ic[r, 1, a] < ic[r, 1, v]:
+            v = a
+    ic[r, 0, v], ic[r, 1, v], ic[r, 2, v] = ln, t, ready
+
+
+@njit(cache=True)
+def _pick(s, t, last, sp_of, done, want, nxt, pos, wait, sb, pipe, free, mem, wmio, port, fready):
     """The warp of sub-partition s that issues at t: the last one if it can, else round robin after it."""
     nw = sp_of.shape[0]
     for k in range(nw):
         w = (last + k) % nw if last >= 0 else k
-        if sp_of[w] == s and _can(w, s, t, done, want, nxt, pos, wait, sb, pipe, free, mem, wmio, port):
+        if sp_of[w] == s and _can(w, s, t, done, want, nxt, pos, wait, sb, pipe, free, mem, wmio, port, fready):
             return w
     return -1
 
@@ -358,11 +467,11 @@ def _next_warp(w, s, sp_of, done, want):
 
 
 @njit(cache=True)
-def _can(w, s, t, done, want, nxt, pos, wait, sb, pipe, free, mem, wmio, port):
+def _can(w, s, t, done, want, nxt, pos, wait, sb, pipe, free, mem, wmio, port, fready):
     """Whether warp w (of sub-partition s) can issue its next instruction at t. An MIO instruction also needs
     the warp's own turn (``wmio[w]``) and the SM's (``port[0]``); a local store the SM's store port with at
     most ``port[2]`` cycles of stores queued (``port[1]``: the cycle the queued ones are through)."""
-    if done[w] >= want[w] or nxt[w] > t or _waits(w, t, pos, wait, sb):
+    if done[w] >= want[w] or nxt[w] > t or fready[w] > t or _waits(w, t, pos, wait, sb):
         return False
     p = pipe[pos[w]]
     if p == FMAL:

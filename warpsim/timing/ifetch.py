@@ -1,0 +1,182 @@
+"""How the H100's SM fetches instructions (``traces/h100/ifetch.json``, ``traces/capture/ifetch.py``) beside
+:mod:`warpsim.timing.sass_sim`'s instruction fetch (the table's ``emulated["sass"]["fetch"]``).
+
+Every active warp of one CTA runs 8 trips of N straight-line FFMA (4 KB .. 256 KB of SASS) on 8 independent
+chains (one instruction a cycle when the code is there) or one (one every 4 cycles). What the runs show, cycles
+an instruction of a later trip:
+
+* up to 1,546 instructions (24 KB) a trip runs at the issue rate (1.02 / 4.01); at 2,058 (32.9 KB) the fast
+  loop slows to 1.15: an L0 instruction cache of about 32 KB a sub-partition;
+* from 49 KB to 98 KB the fast loop runs at 2.22-2.23 cycles an instruction, one 128-byte line of code every
+  17.8 cycles from an SM-wide cache; the slow loop (32 cycles a line) keeps its rate;
+* 131 KB: 2.56 / 4.19; 197 KB and more: 5.65 / 5.67, both loops, a line every 45 cycles: past a cache of
+  131-197 KB the code comes from the L2. Both rates are the same for the fast and the slow loop, so a warp
+  asks for a line when it starts the one before and waits for it;
+* four warps, one a sub-partition, run as fast as one; two warps on one sub-partition that run the same code
+  share its lines, and (the second experiment, warps on sub-partition 0 running copies that share no code)
+  two warps with code of their own each keep the one-warp rate, four slow ones too: no port that the warps of
+  a sub-partition share. Four copies past the SM cache come from the L2 at one line every 12.7 cycles in all;
+* the same kernel launched again (same SM, 124 in every launch) starts with its code cached: its first trip
+  is a later one, up to the SM cache's size. The process's first launch of a kernel fetches its first trip at
+  about 2.2 cycles an instruction up to 64 KB and 4-5 beyond.
+
+So ``sass_sim`` holds (the table's ``fetch``) a warp's next instruction until its 128-byte line is in the
+sub-partition's L0 (``l0_lines`` lines, LRU); a warp starting a line asks for the ``ahead`` lines after it;
+a line not in the L0 is there ``latency`` cycles later from the SM's cache (``l1i_lines``), or ``l2_latency``
+from the L2, whose lines pass the SM's port one every ``l2_ii`` cycles (``ii``: a port of the sub-partition's
+own, 0: none). The caches start holding the loop's code (a launch finds the code of the launches before it).
+:func:`replay` and :func:`replay_distinct` run the probe's own SASS through it.
+
+    python -m warpsim.timing.ifetch            # the H100's cycles beside the replay's
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections import defaultdict
+
+import numpy as np
+
+from warpsim.timing import sass_sim
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DATA = os.path.join(HERE, "..", "..", "traces", "h100", "ifetch.json")
+#: placements of the runs: sub-partition populations
+PLACEMENTS = {"one": (1, 0, 0, 0), "sp0x2": (2, 0, 0, 0), "spread4": (1, 1, 1, 1), "spread8": (2, 2, 2, 2)}
+
+
+def load(path: str = DATA) -> dict:
+    with open(path) as fh:
+        doc = json.load(fh)
+    if not isinstance(doc, dict) or "rows" not in doc or "loops" not in doc:
+        raise ValueError(f"{path}: not an ifetch file (no 'rows' and 'loops')")
+    return doc
+
+
+def kernel(n: int, chains: int) -> str:
+    return f"ifetch_{n}_{chains}"
+
+
+def _together(stamps: dict) -> float:
+    """The warps' mean trip while all of them run: each warp's median over its trips after the first that lie
+    between the last warp's start and the first warp's end (the warps start up to ~1,000 cycles apart), all of
+    its later trips if none do."""
+    st = {w: np.array(s, np.int64) for w, s in stamps.items()}
+    lo, hi = max(s[0] for s in st.values()), min(s[-1] for s in st.values())
+    got = []
+    for s in st.values():
+        trips = np.diff(s)[1:]
+        inside = trips[(s[1:-1] >= lo) & (s[2:] <= hi)]
+        got.append(float(np.median(inside if len(inside) else trips)))
+    return float(np.mean(got))
+
+
+def measured(doc: dict | None = None) -> dict:
+    """``{(n, chains, placement): (first trip, later trip)}`` in cycles, the active warps' mean: the first trip
+    of the kernel's later launches (its code cached), the median over launches of :func:`_together`."""
+    doc = doc or load()
+    first, later = defaultdict(list), defaultdict(list)
+    for r in doc["rows"]:
+        key = (r["n"], r["chains"], r["placement"])
+        later[key].append(_together(r["stamps"]))
+        if r["repeat"] > 0:
+            first[key].append(float(np.mean([s[1] - s[0] for s in r["stamps"].values()])))
+    return {k: (float(np.median(first[k])), float(np.median(later[k]))) for k in later}
+
+
+def cold(doc: dict | None = None) -> dict:
+    """``{(n, chains): extra cycles}``: the process's first launch of a kernel (one warp), its first trip over
+    the same trip of the kernel's later launches."""
+    doc = doc or load()
+    got = {}
+    for r in doc["rows"]:
+        if r["placement"] == "one":
+            t0 = float(np.diff(r["stamps"]["0"])[0])
+            got.setdefault((r["n"], r["chains"]), []).append((r["repeat"], t0))
+    return {k: v[0][1] - float(np.median([t for rep, t in v if rep > 0])) for k, v in got.items()}
+
+
+def body(doc: dict, name: str) -> tuple[list, list]:
+    """The loop of kernel ``name`` (encoded SASS lines) and the 128-byte code line of each instruction."""
+    loop = doc["loops"][name]
+    lines = [x for x, count in loop["body"] for _ in range(count)]
+    return lines, [(loop["at"] + j) // 8 for j in range(len(lines))]
+
+
+def replay(doc: dict | None = None, sizes=None, **fetch) -> dict:
+    """The keys of :func:`measured` (only ``sizes`` if given), from ``sass_sim`` running each kernel's loop
+    under the table's ``emulated["sass"]`` entry with its ``fetch`` updated by ``fetch``."""
+    from warpsim.timing.params_sm90 import TABLE
+    doc = doc or load()
+    cfg = sass_sim.table_cfg()
+    cfg["fetch"] = {**cfg.get("fetch", {}), **fetch}
+    out = {}
+    for n, chains in sorted({(n, c) for n, c, _p in measured(doc)}):
+        if sizes is not None and n not in sizes:
+            continue
+        lines, code = body(doc, kernel(n, chains))
+        loop = sass_sim.Loop(lines, cfg, TABLE["tensor"], code)
+        for place, pop in PLACEMENTS.items():
+            trip = loop.cycles(pop)
+            out[(n, chains, place)] = tuple(float(np.mean([trip[s][i] for s in range(4) if pop[s]]))
+                                            for i in (0, 1))
+    return out
+
+
+def measured_distinct(doc: dict | None = None) -> dict:
+    """``{(n, chains, warps, copies): cycles}``: warps on one sub-partition running ``copies`` loops that share
+    no code, from the first warp's loop start to the last one's end (the sub-partition's issue slots are the
+    limit for four fast warps, which the scheduler runs partly one after another), median over launches."""
+    doc = doc or load()
+    got = defaultdict(list)
+    for r in doc["distinct_rows"]:
+        st = r["stamps"].values()
+        got[(r["n"], r["chains"], r["warps"], r["copies"])].append(max(s[-1] for s in st) - min(s[0] for s in st))
+    return {k: float(np.median(v)) for k, v in got.items()}
+
+
+def replay_distinct(doc: dict | None = None, **fetch) -> dict:
+    """The keys of :func:`measured_distinct`, from ``sass_sim.issue`` running the warps' copies (warp k the
+    (k mod copies)-th loop of the kernel's code), all from cycle 0, with the table's ``fetch`` updated by
+    ``fetch``."""
+    from warpsim.timing.params_sm90 import TABLE
+    doc = doc or load()
+    cfg = sass_sim.table_cfg()
+    cfg["fetch"] = {**cfg.get("fetch", {}), **fetch}
+    out = {}
+    for n, chains, warps, copies in measured_distinct(doc):
+        loops = doc["distinct_loops"][f"ifetchd_{n}_{chains}"]
+        progs, code = [], []
+        for k in range(warps):
+            loop = loops[k % copies]
+            progs.append([x for x, count in loop["body"] for _ in range(count)])
+            code.append([(loop["at"] + j) // 8 for j in range(len(progs[-1]))])
+        trips = len(doc["distinct_rows"][0]["stamps"]["0"]) - 1
+        logs = sass_sim.issue(progs, [0] * warps, [trips] * warps, cfg, TABLE["tensor"], code)
+        out[(n, chains, warps, copies)] = float(max(log[-1] for log in logs) + 1)
+    return out
+
+
+def main(argv=None) -> int:
+    doc = load()
+    hw, model, first = measured(doc), replay(doc), cold(doc)
+    print("cycles a later trip (an instruction), H100 / sass_sim; cold: the first launch's extra first-trip cycles")
+    print(f"{'N':>6} {'KB':>5} {'chains':>6} " + " ".join(f"{p:>17}" for p in PLACEMENTS) + f" {'cold':>7}")
+    for (n, chains) in sorted({(n, c) for n, c, _p in hw}, key=lambda k: (-k[1], k[0])):
+        kb = doc["loops"][kernel(n, chains)]["bytes"] / 1024
+        cells = []
+        for p in PLACEMENTS:
+            h, m = hw[(n, chains, p)][1], model[(n, chains, p)][1]
+            cells.append(f"{h:7.0f}/{m:7.0f}".rjust(17))
+        print(f"{n:6} {kb:5.0f} {chains:6} " + " ".join(cells) + f" {first[(n, chains)]:7.0f}")
+    hw, model = measured_distinct(doc), replay_distinct(doc)
+    print("\nwarps on sub-partition 0 running copies of the loop that share no code: cycles from the first loop "
+          "start to the last loop end, H100 / sass_sim")
+    for k in sorted(hw, key=lambda k: (-k[1], k[0], k[2], k[3])):
+        print(f"{k[0]:6} chains {k[1]}  {k[2]} warps {k[3]} copies {hw[k]:9.0f}/{model[k]:7.0f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
