@@ -718,10 +718,10 @@ def test_ifetch_no_shared_port():
     experiment): two fast warps with 48 KB each finish within 5 % of two on the same code, four slow ones with
     24 KB each within 2 % (a port shared by the sub-partition's warps would double the first). The replay
     (a warp waits only for its own next line) follows every run within 6 % (two fast warps on the same 48 KB
-    +5.7 %, the rest within 3.3 %) but those past the SM's cache
-    (four copies of 48 KB, 9 % short) and the one-warp 48 KB runs, which the H100 launched right after those
-    (their first trip fetched from the L2); with a port of the sub-partition's own at the one-warp rate the
-    two fast warps would take 1.8 x as long."""
+    +5.7 %, the rest within 3.3 %) but four warps on two or four copies of 48 KB (9-10 % short: the H100
+    loses more when their streams share an L0; four copies are past the SM's cache too) and the one-warp 48 KB
+    runs, which the H100 launched right after four copies (their first trip fetched from the L2); with a port
+    of the sub-partition's own at the one-warp rate the two fast warps would take 1.8 x as long."""
     from warpsim.timing import ifetch
     doc = ifetch.load()
     hw, model = ifetch.measured_distinct(doc), ifetch.replay_distinct(doc)

@@ -15,7 +15,6 @@ Read by ``python -m warpsim.timing.ifetch``.
 """
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import time
@@ -24,6 +23,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 sys.path.insert(0, str(HERE))
+from probe import BUILD, cli, kernels_sass, nvcc_cubin  # noqa: E402
 from trips import write_atomic  # noqa: E402
 
 SIZES = (256, 512, 1024, 1536, 2048, 3072, 4096, 6144, 8192, 12288, 16384)
@@ -39,31 +39,40 @@ def name(n: int, chains: int) -> str:
     return f"ifetch_{n}_{chains}"
 
 
-def _kernel(n: int, chains: int) -> str:
-    body = [f'asm volatile("fma.rn.f32 %0, %0, %1, %2;" : "+f"(r[{j % chains}]) : "f"(a), "f"(b));'
-            for j in range(n)]
+def _wrap(head: str, guard: str, slot: str, chains: int, inner: str) -> str:
+    """A kernel: ``head`` its signature, ``guard`` the warps that exit at once, ``slot`` the warp's row of
+    ``out``, ``chains`` FMA chains in ``r``, ``inner`` the timed loop(s), the clock after the last trip."""
     return f"""
-extern "C" __global__ void {name(n, chains)}(int trips, float a, float b, unsigned long long* out,
-                                              unsigned* smid, float* sink) {{
+extern "C" __global__ void {head} {{
   const unsigned warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-  if (blockDim.x == 160 && (warp & 3)) return;
+  if ({guard}) return;
   float r[{chains}];
 #pragma unroll
   for (int j = 0; j < {chains}; j++) r[j] = threadIdx.x + j;
   if (threadIdx.x == 0) {{ unsigned s; asm volatile("mov.u32 %0, %%smid;" : "=r"(s)); *smid = s; }}
-#pragma unroll 1
-  for (int it = 0; it < trips; it++) {{
-    const unsigned long long t = clock64();
-    if (lane == 0) out[warp * {TRIPS + 1} + it] = t;
-    {chr(10).join('    ' + x for x in body).lstrip()}
-  }}
+{inner}
   const unsigned long long t = clock64();
-  if (lane == 0) out[warp * {TRIPS + 1} + trips] = t;
+  if (lane == 0) out[{slot} * {TRIPS + 1} + trips] = t;
   float s = 0.f;
 #pragma unroll
   for (int j = 0; j < {chains}; j++) s += r[j];
   sink[threadIdx.x] = s;
 }}"""
+
+
+def _loop(slot: str, body: list, indent: str) -> str:
+    """The timed loop: lane 0 stamps clock64 at every trip's start, then ``body``."""
+    lines = ["#pragma unroll 1", "for (int it = 0; it < trips; it++) {", "  const unsigned long long t = clock64();",
+             f"  if (lane == 0) out[{slot} * {TRIPS + 1} + it] = t;"] + ["  " + x for x in body] + ["}"]
+    return "\n".join(x if x.startswith("#") else indent + x for x in lines)
+
+
+def _kernel(n: int, chains: int) -> str:
+    body = [f'asm volatile("fma.rn.f32 %0, %0, %1, %2;" : "+f"(r[{j % chains}]) : "f"(a), "f"(b));'
+            for j in range(n)]
+    head = (f"{name(n, chains)}(int trips, float a, float b, unsigned long long* out,\n"
+            f"{' ' * 46}unsigned* smid, float* sink)")
+    return _wrap(head, "blockDim.x == 160 && (warp & 3)", "warp", chains, _loop("warp", body, "  "))
 
 
 def source() -> str:
@@ -86,55 +95,26 @@ def _distinct_kernel(n: int, chains: int) -> str:
     the FMA's addend (an immediate of its own), so ptxas keeps them apart."""
     cases = []
     for c in range(COPIES):
-        body = "\n      ".join(f'asm volatile("fma.rn.f32 %0, %0, %1, 0f0000000{c + 1};" : "+f"(r[{j % chains}]) '
-                                f': "f"(a));' for j in range(n))
-        cases.append(f"""    case {c}:
-#pragma unroll 1
-    for (int it = 0; it < trips; it++) {{
-      const unsigned long long t = clock64();
-      if (lane == 0) out[(warp >> 2) * {TRIPS + 1} + it] = t;
-      {body}
-    }}
-    break;""")
-    return f"""
-extern "C" __global__ void {distinct_name(n, chains)}(int trips, int copies, float a, unsigned long long* out,
-                                                       unsigned* smid, float* sink) {{
-  const unsigned warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-  if (warp & 3) return;
-  float r[{chains}];
-#pragma unroll
-  for (int j = 0; j < {chains}; j++) r[j] = threadIdx.x + j;
-  if (threadIdx.x == 0) {{ unsigned s; asm volatile("mov.u32 %0, %%smid;" : "=r"(s)); *smid = s; }}
-  switch ((warp >> 2) % copies) {{
-{chr(10).join(cases)}
-  }}
-  const unsigned long long t = clock64();
-  if (lane == 0) out[(warp >> 2) * {TRIPS + 1} + trips] = t;
-  float s = 0.f;
-#pragma unroll
-  for (int j = 0; j < {chains}; j++) s += r[j];
-  sink[threadIdx.x] = s;
-}}"""
+        body = [f'asm volatile("fma.rn.f32 %0, %0, %1, 0f0000000{c + 1};" : "+f"(r[{j % chains}]) : "f"(a));'
+                for j in range(n)]
+        cases.append(f"    case {c}:\n{_loop('(warp >> 2)', body, '    ')}\n    break;")
+    head = (f"{distinct_name(n, chains)}(int trips, int copies, float a, unsigned long long* out,\n"
+            f"{' ' * 55}unsigned* smid, float* sink)")
+    inner = "  switch ((warp >> 2) % copies) {\n" + "\n".join(cases) + "\n  }"
+    return _wrap(head, "warp & 3", "(warp >> 2)", chains, inner)
 
 
 def source_distinct() -> str:
     return "\n".join(_distinct_kernel(n, c) for c in CHAINS for n in DISTINCT_SIZES)
 
 
-BUILD = HERE / "build"
 CUBIN = BUILD / "ifetch.cubin"
 CUBIN_DISTINCT = BUILD / "ifetch_distinct.cubin"
 
 
 def build() -> int:
-    import subprocess
-    BUILD.mkdir(exist_ok=True)
-    for src, cubin in ((source(), CUBIN), (source_distinct(), CUBIN_DISTINCT)):
-        cu = cubin.with_suffix(".cu")
-        cu.write_text(src)
-        subprocess.run(["nvcc", "-cubin", "-gencode=arch=compute_90a,code=sm_90a", "-O3", "-o", str(cubin),
-                        str(cu)], check=True)
-        print(f"wrote {cubin}")
+    nvcc_cubin(source(), CUBIN)
+    nvcc_cubin(source_distinct(), CUBIN_DISTINCT)
     return 0
 
 
@@ -152,13 +132,9 @@ def _loops() -> dict:
     """Per kernel, its loop as ``warpsim.timing.sass_profile`` encodes it, run-length coded (``[line, count]``
     runs: the bodies are thousands of one FFMA line), its instructions and bytes, and the index of its first
     instruction in the kernel's code (``at``: where its 128-byte lines start), from cuobjdump."""
-    import subprocess
-    sys.path.insert(0, str(REPO))
     from warpsim.timing import sass_profile
-    text = subprocess.run([sass_profile._tool("cuobjdump"), "-sass", str(CUBIN)], check=True, capture_output=True,
-                          text=True).stdout
     out = {}
-    for kname, sass in sass_profile.parse_sass(text).items():
+    for kname, sass in kernels_sass(CUBIN).items():
         body = sass_profile.kernel_profile(sass)["body"]
         out[kname] = {"instructions": len(body), "bytes": 16 * len(body),
                       "at": sass_profile.loop_body(sass)[0][0] // 16, "body": _runs(body)}
@@ -169,13 +145,9 @@ def _distinct_loops() -> dict:
     """Per kernel of the second experiment, its four loops (the copies, in the order of their code) as
     :func:`_loops` gives one."""
     import re
-    import subprocess
-    sys.path.insert(0, str(REPO))
     from warpsim.timing import sass_profile
-    text = subprocess.run([sass_profile._tool("cuobjdump"), "-sass", str(CUBIN_DISTINCT)], check=True,
-                          capture_output=True, text=True).stdout
     out = {}
-    for kname, sass in sass_profile.parse_sass(text).items():
+    for kname, sass in kernels_sass(CUBIN_DISTINCT).items():
         at = {a: i for i, (a, _t, _c) in enumerate(sass)}
         loops = []
         for i, (a, t, _c) in enumerate(sass):
@@ -188,28 +160,40 @@ def _distinct_loops() -> dict:
     return out
 
 
+class _Launcher:
+    """One cubin's kernels launched as one CTA, the clock stamps of each warp's row of ``out`` read back."""
+
+    def __init__(self, cubin: Path, rows: int):
+        import cupy as cp
+        self.cp, self.mod = cp, cp.RawModule(path=str(cubin))
+        self.out = cp.zeros(rows * (TRIPS + 1), cp.uint64)
+        self.smid = cp.zeros(1, cp.uint32)
+        self.sink = cp.zeros(16 * 32, cp.float32)
+
+    def run(self, kernel: str, warps: int, args: tuple, slots: dict) -> dict:
+        """``{"smid", "stamps": {key: the clocks of row slots[key]}}`` of one launch of ``warps`` warps."""
+        cp = self.cp
+        self.out[:] = 0
+        self.mod.get_function(kernel)((1,), (32 * warps,), args + (self.out, self.smid, self.sink))
+        cp.cuda.Device().synchronize()
+        t = self.out.get().reshape(-1, TRIPS + 1)
+        return {"smid": int(self.smid.get()[0]), "stamps": {k: [int(x) for x in t[r]] for k, r in slots.items()}}
+
+
 def device_distinct() -> list:
     """Rows of the second experiment (``DISTINCT``: 1, 2 or 4 warps on sub-partition 0 running 1, 2 or 4 copies
     of the loop)."""
     import cupy as cp
-    mod = cp.RawModule(path=str(CUBIN_DISTINCT))
-    buf = cp.zeros(4 * (TRIPS + 1), cp.uint64)
-    smid = cp.zeros(1, cp.uint32)
-    sink = cp.zeros(13 * 32, cp.float32)
+    go = _Launcher(CUBIN_DISTINCT, 4)
     rows = []
     for chains in CHAINS:
         for n in DISTINCT_SIZES:
-            fn = mod.get_function(distinct_name(n, chains))
             for rep in range(REPEATS):
                 for warps, copies in DISTINCT:
-                    buf[:] = 0
-                    fn((1,), (32 * (4 * (warps - 1) + 1),),
-                       (cp.int32(TRIPS), cp.int32(copies), cp.float32(1.0), buf, smid, sink))
-                    cp.cuda.Device().synchronize()
-                    t = buf.get().reshape(4, TRIPS + 1)
-                    rows.append({"n": n, "chains": chains, "warps": warps, "copies": copies, "repeat": rep,
-                                 "smid": int(smid.get()[0]),
-                                 "stamps": {str(4 * k): [int(x) for x in t[k]] for k in range(warps)}})
+                    got = go.run(distinct_name(n, chains), 4 * (warps - 1) + 1,
+                                 (cp.int32(TRIPS), cp.int32(copies), cp.float32(1.0)),
+                                 {str(4 * k): k for k in range(warps)})
+                    rows.append({"n": n, "chains": chains, "warps": warps, "copies": copies, "repeat": rep, **got})
     return rows
 
 
@@ -221,23 +205,15 @@ def device(out: Path, part: str = "all") -> int:
         print(f"written {out / 'ifetch_distinct_raw.json'}")
     if part == "distinct":
         return 0
-    mod = cp.RawModule(path=str(CUBIN))
-    buf = cp.zeros(8 * (TRIPS + 1), cp.uint64)
-    smid = cp.zeros(1, cp.uint32)
-    sink = cp.zeros(8 * 32, cp.float32)
+    go = _Launcher(CUBIN, 8)
     rows = []
     for chains in CHAINS:
         for n in SIZES:
-            fn = mod.get_function(name(n, chains))
             for rep in range(REPEATS):
                 for place, launched, active in PLACEMENTS:
-                    buf[:] = 0
-                    fn((1,), (32 * launched,), (cp.int32(TRIPS), cp.float32(1.0), cp.float32(0.0), buf, smid, sink))
-                    cp.cuda.Device().synchronize()
-                    t = buf.get().reshape(8, TRIPS + 1)
-                    rows.append({"n": n, "chains": chains, "placement": place, "repeat": rep,
-                                 "smid": int(smid.get()[0]),
-                                 "stamps": {str(w): [int(x) for x in t[w]] for w in active}})
+                    got = go.run(name(n, chains), launched, (cp.int32(TRIPS), cp.float32(1.0), cp.float32(0.0)),
+                                 {str(w): w for w in active})
+                    rows.append({"n": n, "chains": chains, "placement": place, "repeat": rep, **got})
     dev = cp.cuda.runtime.getDeviceProperties(0)
     doc = {"device": dev["name"].decode(), "cupy": cp.__version__,
            "created": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "rows": rows}
@@ -267,22 +243,9 @@ def summarise(out: Path) -> int:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    g = ap.add_mutually_exclusive_group(required=True)
-    g.add_argument("--build", action="store_true")
-    g.add_argument("--device", type=Path)
-    ap.add_argument("--part", choices=("all", "distinct"), default="all",
-                    help="with --device: both experiments (the distinct-copies one first) or that one alone")
-    g.add_argument("--json", type=Path)
-    g.add_argument("--source", action="store_true", help="print the CUDA source")
-    a = ap.parse_args(argv)
-    if a.source:
-        print(source())
-        return 0
-    if a.build:
-        return build()
-    return device(a.device, a.part) if a.device else summarise(a.json)
-
+    return cli(argv, __doc__, lambda: source() + source_distinct(), build, device, summarise,
+               part=(("all", "distinct"), "with --device: both experiments (the distinct-copies one first) or "
+                                          "that one alone"))
 
 if __name__ == "__main__":
     sys.exit(main())

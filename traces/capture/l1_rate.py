@@ -13,7 +13,6 @@ Read by ``python -m warpsim.timing.l1_rate``.
 """
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import time
@@ -22,6 +21,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 sys.path.insert(0, str(HERE))
+from probe import BUILD, cli, kernels_sass, nvcc_cubin  # noqa: E402
 from trips import write_atomic  # noqa: E402
 OPS = ("ldl", "stl", "shfl", "ldst")
 WARPS = (1, 2, 3, 4, 6, 8, 12, 16)
@@ -81,17 +81,11 @@ extern "C" __global__ void rate_{op}(int iters, int sp0, int zero, unsigned long
     return "\n".join(kernels)
 
 
-BUILD = HERE / "build"
 CUBIN = BUILD / "l1_rate.cubin"
 
 
 def build() -> int:
-    import subprocess
-    BUILD.mkdir(exist_ok=True)
-    (BUILD / "l1_rate.cu").write_text(source())
-    subprocess.run(["nvcc", "-cubin", "-gencode=arch=compute_90a,code=sm_90a", "-O3", "-o", str(CUBIN),
-                    str(BUILD / "l1_rate.cu")], check=True)
-    print(f"wrote {CUBIN}")
+    nvcc_cubin(source(), CUBIN)
     return 0
 
 
@@ -99,14 +93,10 @@ def _loops() -> dict:
     """Per kernel, its loop as ``warpsim.timing.sass_profile`` encodes it (opcode and control bits, one line an
     instruction; the last backward branch's block, ptxas's unrolled trip) and its opcode counts, from cuobjdump
     of the cubin: what ``python -m warpsim.timing.l1_rate`` replays."""
-    import subprocess
     from collections import Counter
-    sys.path.insert(0, str(REPO))
     from warpsim.timing import sass_profile
-    text = subprocess.run([sass_profile._tool("cuobjdump"), "-sass", str(CUBIN)], check=True, capture_output=True,
-                          text=True).stdout
     out = {}
-    for name, sass in sass_profile.parse_sass(text).items():
+    for name, sass in kernels_sass(CUBIN).items():
         prof = sass_profile.kernel_profile(sass)
         out[name] = {"body": prof["body"], "ops": dict(Counter(x.split()[0] for x in prof["body"]).most_common())}
     return out
@@ -159,20 +149,7 @@ def summarise(out: Path) -> int:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    g = ap.add_mutually_exclusive_group(required=True)
-    g.add_argument("--build", action="store_true")
-    g.add_argument("--device", type=Path)
-    g.add_argument("--json", type=Path)
-    g.add_argument("--source", action="store_true", help="print the CUDA source")
-    a = ap.parse_args(argv)
-    if a.source:
-        print(source())
-        return 0
-    if a.build:
-        return build()
-    return device(a.device) if a.device else summarise(a.json)
-
+    return cli(argv, __doc__, source, build, device, summarise)
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -15,7 +15,7 @@ an instruction of a later trip:
 * four warps, one a sub-partition, run as fast as one; two warps on one sub-partition that run the same code
   share its lines, and (the second experiment, warps on sub-partition 0 running copies that share no code)
   two warps with code of their own each keep the one-warp rate, four slow ones too: no port that the warps of
-  a sub-partition share. Four copies past the SM cache come from the L2 at one line every 12.7 cycles in all;
+  a sub-partition share. Four copies past the SM cache come from the L2 at one line every 12.7-12.9 cycles in all;
 * the same kernel launched again (same SM, 124 in every launch) starts with its code cached: its first trip
   is a later one, up to the SM cache's size. The process's first launch of a kernel fetches its first trip at
   about 2.2 cycles an instruction up to 64 KB and 4-5 beyond.
@@ -31,14 +31,13 @@ own, 0: none). The caches start holding the loop's code (a launch finds the code
 """
 from __future__ import annotations
 
-import json
 import os
 import sys
 from collections import defaultdict
 
 import numpy as np
 
-from warpsim.timing import sass_sim
+from warpsim.timing import measurement, sass_sim
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.join(HERE, "..", "..", "traces", "h100", "ifetch.json")
@@ -47,11 +46,7 @@ PLACEMENTS = {"one": (1, 0, 0, 0), "sp0x2": (2, 0, 0, 0), "spread4": (1, 1, 1, 1
 
 
 def load(path: str = DATA) -> dict:
-    with open(path) as fh:
-        doc = json.load(fh)
-    if not isinstance(doc, dict) or "rows" not in doc or "loops" not in doc:
-        raise ValueError(f"{path}: not an ifetch file (no 'rows' and 'loops')")
-    return doc
+    return measurement.load(path, "ifetch", ("rows", "loops"))
 
 
 def kernel(n: int, chains: int) -> str:

@@ -22,14 +22,13 @@ sectors the L1 looked up and how many missed, and what the L1 read from and wrot
 """
 from __future__ import annotations
 
-import json
 import os
 import sys
 from collections import defaultdict
 
 import numpy as np
 
-from warpsim.timing import sass_sim
+from warpsim.timing import measurement, sass_sim
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.join(HERE, "..", "..", "traces", "h100", "l1_counters.json")
@@ -40,11 +39,7 @@ MEASURED = {"lines": 1792, "last_use": "evict_first", "store_miss": "validate"}
 
 
 def load(path: str = DATA) -> dict:
-    with open(path) as fh:
-        doc = json.load(fh)
-    if not isinstance(doc, dict) or "rows" not in doc:
-        raise ValueError(f"{path}: not an l1_counters file (no 'rows')")
-    return doc
+    return measurement.load(path, "l1_counters", ("rows",))
 
 
 def measured(form: str = FORM, doc: dict | None = None) -> dict:

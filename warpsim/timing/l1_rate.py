@@ -21,14 +21,13 @@ SASS through it.
 """
 from __future__ import annotations
 
-import json
 import os
 import sys
 from collections import defaultdict
 
 import numpy as np
 
-from warpsim.timing import sass_sim
+from warpsim.timing import measurement, sass_sim
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.join(HERE, "..", "..", "traces", "h100", "l1_rate.json")
@@ -38,11 +37,7 @@ RUNS = tuple(("spread", w) for w in (1, 2, 3, 4, 6, 8, 12, 16)) + tuple(("sp0", 
 
 
 def load(path: str = DATA) -> dict:
-    with open(path) as fh:
-        doc = json.load(fh)
-    if not isinstance(doc, dict) or "rows" not in doc or "loops" not in doc:
-        raise ValueError(f"{path}: not an l1_rate file (no 'rows' and 'loops')")
-    return doc
+    return measurement.load(path, "l1_rate", ("rows", "loops"))
 
 
 def measured(doc: dict | None = None) -> dict:

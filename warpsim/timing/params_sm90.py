@@ -367,14 +367,15 @@ TABLE = {
             # whether it issues an instruction every cycle or every 4: a warp asks for the next line as it
             # starts a line ("ahead" 1) and waits for it. Not a port: two warps on one sub-partition with code of
             # their own each keep the one-warp rate, four slow ones too ("ii" 0); four warps past the SM cache
-            # share the L2's lines at one every 12.7 cycles ("l2_ii" 13). A launch finds the code of the
+            # share the L2's lines at one every 12.7-12.9 cycles ("l2_ii" 13). A launch finds the code of the
             # launches before it cached (launched again, a kernel's first trip runs at the later trips' rate),
             # so the caches start with the loop's lines. The replay of the probe's SASS follows its runs within
             # 5 % but at the caches' edges (32.9 KB 12 % short, 131 KB 12 % / 4 %), two warps on the same code
-            # 1-12 % long, four past the SM cache 9 % short. Of the recorded loops only T/sp_e*m*_k64_f32:ilp3..8
-            # (31-95 KB) are larger than the L0, and the fetch is never what limits them (~6 cycles an
-            # instruction a warp); with it ILP 4 with 2-16 warps moves by a point or two (their L1 replacement
-            # shifts), the one-warp runs not at all.
+            # 1-12 % long, four fast ones on two or four copies 9-10 % short. Of the recorded loops only
+            # T/sp_e*m*_k64_f32:ilp3..8 (31-95 KB) are larger than the L0, and the fetch never limits them (~6 cycles an
+            # instruction a warp); with it ILP 4 with 3-16 warps moves by -3.5..+1.0 points (which spill lines
+            # the L1 keeps shifts with the timing; 7-9 warps nearer the H100, 4 warps e5m2 +4.6 -> +5.03 %), the
+            # one-warp runs by less than 0.5 %.
             "fetch": {"l0_lines": 264, "ii": 0, "latency": 18, "ahead": 1, "l1i_lines": 1152, "l2_ii": 13,
                       "l2_latency": 45},
             # trips simulated per population of warps: the first (cold L1), then later ones averaged; at least
