@@ -211,6 +211,24 @@ def test_emulated_multiwarp_within_bounds():
     assert max(_errors(missed)) <= 0.13
 
 
+#: the configurations outside 5 % that the subsets above do not replay (README, Timing: "Where it is not yet
+#: within 5 %"), each with the honest bound it reaches
+OUTSIDE = {"sp_e4m3_k64_f32": ([(4, 6, 32), (4, 7, 32)], 0.15),
+           "sp_e5m2_k64_f32": ([(4, 5, 32), (4, 6, 32), (4, 9, 32), (1, 6, 32)], 0.12),
+           "sp_s4_k64": ([(1, 9, 32)], 0.06), "dense_s4_k64": ([(4, 7, 32), (4, 9, 32)], 0.06)}
+
+
+def test_emulated_outside_5_percent_honest_bounds():
+    """The rest of the 16 configurations outside 5 % in the full table: sparse e4m3 ILP 4 with 6 and 7
+    warps (-14.9 / +5.2 %), e5m2 ILP 4 with 5, 6, 9 warps and ILP 1 with 6 (-11.1, -8.4, +7.2, -5.0 %): the
+    spill frames competing for the L1; sp_s4_k64 ILP 1 with 9 warps and dense_s4_k64 ILP 4 with 7 and 9
+    (+5.3, +5.9, +5.2 %): the two modes of a pair of warps on a sub-partition (traces/h100/TIMING_FINDINGS.md)."""
+    for name, (configs, bound) in OUTSIDE.items():
+        res = replay_timing(_trace(name), name, "sm_90a", configs=configs)
+        print("\n" + error_table(res))
+        assert len(res) == len(configs) and max(_errors(res)) <= bound, error_table(res)
+
+
 def test_nonyield_fadd_bra_keep_the_subpartition():
     """The profiles keep the yield bit of the control bits: ptxas clears it on the 32 FADDs and the BRA of
     dense_e4m3_k32_f32_ilp1's loop (not on its UIADD3/ISETP/NOP, nor on the HMMA with stall 15). Held
