@@ -89,7 +89,8 @@ def cold(doc: dict | None = None) -> dict:
         if r["placement"] == "one":
             t0 = float(np.diff(r["stamps"]["0"])[0])
             got.setdefault((r["n"], r["chains"]), []).append((r["repeat"], t0))
-    return {k: v[0][1] - float(np.median([t for rep, t in v if rep > 0])) for k, v in got.items()}
+    return {k: next(t for rep, t in v if rep == 0) - float(np.median([t for rep, t in v if rep > 0]))
+            for k, v in got.items()}
 
 
 def body(doc: dict, name: str) -> tuple[list, list]:
@@ -99,13 +100,19 @@ def body(doc: dict, name: str) -> tuple[list, list]:
     return lines, [(loop["at"] + j) // 8 for j in range(len(lines))]
 
 
+def _cfg(fetch: dict) -> dict:
+    """The table's ``emulated["sass"]`` entry, its ``fetch`` updated by ``fetch``."""
+    cfg = sass_sim.table_cfg()
+    cfg["fetch"] = {**cfg["fetch"], **fetch}
+    return cfg
+
+
 def replay(doc: dict | None = None, sizes=None, **fetch) -> dict:
     """The keys of :func:`measured` (only ``sizes`` if given), from ``sass_sim`` running each kernel's loop
     under the table's ``emulated["sass"]`` entry with its ``fetch`` updated by ``fetch``."""
     from warpsim.timing.params_sm90 import TABLE
     doc = doc or load()
-    cfg = sass_sim.table_cfg()
-    cfg["fetch"] = {**cfg.get("fetch", {}), **fetch}
+    cfg = _cfg(fetch)
     out = {}
     for n, chains in sorted({(n, c) for n, c, _p in measured(doc)}):
         if sizes is not None and n not in sizes:
@@ -137,8 +144,7 @@ def replay_distinct(doc: dict | None = None, **fetch) -> dict:
     ``fetch``."""
     from warpsim.timing.params_sm90 import TABLE
     doc = doc or load()
-    cfg = sass_sim.table_cfg()
-    cfg["fetch"] = {**cfg.get("fetch", {}), **fetch}
+    cfg = _cfg(fetch)
     out = {}
     for n, chains, warps, copies in measured_distinct(doc):
         loops = doc["distinct_loops"][f"ifetchd_{n}_{chains}"]
