@@ -480,7 +480,7 @@ def test_l1_probe_geometry():
     """The H100's L1 measured directly (traces/h100/l1_probe.json, warpsim.timing.l1_probe): a hit 35/37
     cycles, 32-byte sectors, stores allocate; a sequential pass keeps L1 - 64 lines, the L1 being 224 KB for
     a CTA of 32-256 threads without shared memory (the recorded fp8 kernels: 32 registers, 1-8 warps), 240 KB
-    for 512 threads (4 CTAs an SM), 248 KB for one CTA of 512 or 1024, and the carveout sizes that
+    for 512 threads (4 CTAs an SM), 249 KB for one CTA of 512 or 1024, and the carveout sizes that
     warpsim.timing.l1_carveout assumes for a dynamic shared-memory request."""
     from warpsim.timing import l1_carveout, l1_probe
     doc = l1_probe.load()
@@ -709,12 +709,12 @@ def test_l1_rate_mio_and_store_port():
 
 
 def test_ifetch_l0_and_sm_cache():
-    """traces/h100/ifetch.json (straight-line FFMA loops of 4-256 KB, one instruction a cycle or one every 4):
-    up to 24 KB a trip runs at the issue rate, 49-98 KB at ~2.2 cycles an instruction (an L0 of ~32 KB a
-    sub-partition, a line every ~18 cycles from the SM's cache), 192 KB and more at ~5.65 (from the L2); the
+    """traces/h100/ifetch.json (straight-line FFMA loops of 4-262 KB, one instruction a cycle or one every 4):
+    up to 25 KB a trip runs at the issue rate, 49-98 KB at ~2.2 cycles an instruction (an L0 of ~32 KB a
+    sub-partition, a line every ~18 cycles from the SM's cache), 197 KB and more at ~5.65 (from the L2); the
     slow loop keeps its rate to 98 KB; four warps, one a sub-partition, as fast as one. The table's fetch
-    replays the probe's SASS within 5 % of the one-warp runs away from the caches' edges (32 and 128 KB);
-    without it the 48 KB loop would run at the issue rate."""
+    replays the probe's SASS within 5 % of the one-warp runs away from the caches' edges (33 and 131 KB);
+    without it the 49 KB loop would run at the issue rate."""
     from warpsim.timing import ifetch
     doc = ifetch.load()
     hw = ifetch.measured(doc)
@@ -733,11 +733,11 @@ def test_ifetch_l0_and_sm_cache():
 
 def test_ifetch_no_shared_port():
     """Warps on one sub-partition running copies of the loop that share no code (ifetch.json's second
-    experiment): two fast warps with 48 KB each finish within 5 % of two on the same code, four slow ones with
-    24 KB each within 2 % (a port shared by the sub-partition's warps would double the first). The replay
-    (a warp waits only for its own next line) follows every run within 6 % (two fast warps on the same 48 KB
-    +5.7 %, the rest within 3.3 %) but four warps on two or four copies of 48 KB (9-10 % short: the H100
-    loses more when their streams share an L0; four copies are past the SM's cache too) and the one-warp 48 KB
+    experiment): two fast warps with 49 KB each finish within 5 % of two on the same code, four slow ones with
+    25 KB each within 2 % (a port shared by the sub-partition's warps would double the first). The replay
+    (a warp waits only for its own next line) follows every run within 6 % (two fast warps on the same 49 KB
+    +5.7 %, the rest within 3.3 %) but four warps on two or four copies of 49 KB (9-10 % short: the H100
+    loses more when their streams share an L0; four copies are past the SM's cache too) and the one-warp 49 KB
     runs, which the H100 launched right after four copies (their first trip fetched from the L2); with a port
     of the sub-partition's own at the one-warp rate the two fast warps would take 1.8 x as long."""
     from warpsim.timing import ifetch
@@ -757,8 +757,7 @@ def test_fetch_does_not_limit_the_fp8_loops():
     comes every 18."""
     from warpsim.timing import sass_sim
     def trip(ilp, pop, **fetch):
-        return sass_sim.table_loop(f"sp_e4m3_k64_f32_ilp{ilp}", fetch={**sass_sim.table_cfg()["fetch"], **fetch}
-                                   ).cycles(pop)[0]
+        return sass_sim.table_loop(f"sp_e4m3_k64_f32_ilp{ilp}", fetch=fetch).cycles(pop)[0]
     assert trip(2, (2, 1, 1, 1)) == trip(2, (2, 1, 1, 1), l0_lines=0)
     for ilp in (4, 8):
         on, off = trip(ilp, (1, 0, 0, 0)), trip(ilp, (1, 0, 0, 0), l0_lines=0)

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """How the H100's SM fetches instructions: every active warp of one CTA runs a loop whose trip is N
-straight-line ``fma.rn.f32`` (N = 256 .. 16,384, 4 KB .. 256 KB of SASS), on 8 independent chains (about one
+straight-line ``fma.rn.f32`` (N = 256 .. 16,384, 4 KB .. 262 KB of SASS), on 8 independent chains (about one
 instruction a cycle) or on one (one every FMA latency), with clock64 stamped at every trip. The first trip
 of a launch shows what fetching the code from the L2 (or, for a kernel's first launch, from memory) costs;
 the later trips show the loop's rate once the code is as cached as it will be, and where that rate breaks,

@@ -1,11 +1,11 @@
 """How the H100's SM fetches instructions (``traces/h100/ifetch.json``, ``traces/capture/ifetch.py``) beside
 :mod:`warpsim.timing.sass_sim`'s instruction fetch (the table's ``emulated["sass"]["fetch"]``).
 
-Every active warp of one CTA runs 8 trips of N straight-line FFMA (4 KB .. 256 KB of SASS) on 8 independent
+Every active warp of one CTA runs 8 trips of N straight-line FFMA (4 KB .. 262 KB of SASS) on 8 independent
 chains (one instruction a cycle when the code is there) or one (one every 4 cycles). What the runs show, cycles
 an instruction of a later trip:
 
-* up to 1,546 instructions (24 KB) a trip runs at the issue rate (1.02 / 4.01); at 2,058 (32.9 KB) the fast
+* up to 1,546 instructions (25 KB) a trip runs at the issue rate (1.02 / 4.01); at 2,058 (32.9 KB) the fast
   loop slows to 1.15: an L0 instruction cache of about 32 KB a sub-partition;
 * from 49 KB to 98 KB the fast loop runs at 2.22-2.23 cycles an instruction, one 128-byte line of code every
   17.8 cycles from an SM-wide cache; the slow loop (32 cycles a line) keeps its rate;
@@ -18,7 +18,7 @@ an instruction of a later trip:
   a sub-partition share. Four copies past the SM cache come from the L2 at one line every 12.7-12.9 cycles in all;
 * the same kernel launched again (same SM, 124 in every launch) starts with its code cached: its first trip
   is a later one, up to the SM cache's size. The process's first launch of a kernel fetches its first trip at
-  about 2.2 cycles an instruction up to 64 KB and 4-5 beyond.
+  about 2.2 cycles an instruction up to 66 KB and 4-5 beyond.
 
 So ``sass_sim`` holds (the table's ``fetch``) a warp's next instruction until its 128-byte line is in the
 sub-partition's L0 (``l0_lines`` lines, LRU); a warp starting a line asks for the ``ahead`` lines after it;
@@ -100,19 +100,12 @@ def body(doc: dict, name: str) -> tuple[list, list]:
     return lines, [(loop["at"] + j) // 8 for j in range(len(lines))]
 
 
-def _cfg(fetch: dict) -> dict:
-    """The table's ``emulated["sass"]`` entry, its ``fetch`` updated by ``fetch``."""
-    cfg = sass_sim.table_cfg()
-    cfg["fetch"] = {**cfg["fetch"], **fetch}
-    return cfg
-
-
 def replay(doc: dict | None = None, sizes=None, **fetch) -> dict:
     """The keys of :func:`measured` (only ``sizes`` if given), from ``sass_sim`` running each kernel's loop
     under the table's ``emulated["sass"]`` entry with its ``fetch`` updated by ``fetch``."""
     from warpsim.timing.params_sm90 import TABLE
     doc = doc or load()
-    cfg = _cfg(fetch)
+    cfg = sass_sim.table_cfg(fetch=fetch)
     out = {}
     for n, chains in sorted({(n, c) for n, c, _p in measured(doc)}):
         if sizes is not None and n not in sizes:
@@ -144,7 +137,7 @@ def replay_distinct(doc: dict | None = None, **fetch) -> dict:
     ``fetch``."""
     from warpsim.timing.params_sm90 import TABLE
     doc = doc or load()
-    cfg = _cfg(fetch)
+    cfg = sass_sim.table_cfg(fetch=fetch)
     out = {}
     for n, chains, warps, copies in measured_distinct(doc):
         loops = doc["distinct_loops"][f"ifetchd_{n}_{chains}"]
@@ -165,7 +158,7 @@ def main(argv=None) -> int:
     print("cycles a later trip (an instruction), H100 / sass_sim; cold: the first launch's extra first-trip cycles")
     print(f"{'N':>6} {'KB':>5} {'chains':>6} " + " ".join(f"{p:>17}" for p in PLACEMENTS) + f" {'cold':>7}")
     for (n, chains) in sorted({(n, c) for n, c, _p in hw}, key=lambda k: (-k[1], k[0])):
-        kb = doc["loops"][kernel(n, chains)]["bytes"] / 1024
+        kb = doc["loops"][kernel(n, chains)]["bytes"] / 1000
         cells = []
         for p in PLACEMENTS:
             h, m = hw[(n, chains, p)][1], model[(n, chains, p)][1]

@@ -359,7 +359,7 @@ TABLE = {
                    "store_ii": 4, "store_queue": 0},
             # the instruction fetch, measured by traces/h100/ifetch.json (warpsim.timing.ifetch: loops of 256 to
             # 16,384 straight-line FFMA, one instruction a cycle or one every 4, 1-8 warps, and 1-4 warps on one
-            # sub-partition running copies that share no code): up to 24 KB of code a trip runs at the issue
+            # sub-partition running copies that share no code): up to 25 KB of code a trip runs at the issue
             # rate, 32.9 KB (258 lines) nearly so (1.15 cycles an instruction), 49-98 KB at 2.22: an L0 of about
             # 32 KB a sub-partition ("l0_lines" 264, between the 258 lines that mostly fit and the 386 that do
             # not), a warp getting one 128-byte line every 17.8 cycles ("latency" 18) from an SM-wide cache of

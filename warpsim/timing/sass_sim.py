@@ -169,13 +169,16 @@ def population(warps: int) -> tuple:
 
 
 def table_cfg(l1: dict | None = None, **overrides) -> dict:
-    """A copy of ``params_sm90``'s ``emulated["sass"]`` entry with ``overrides`` of its keys and ``l1`` of its
-    L1's."""
+    """A copy of ``params_sm90``'s ``emulated["sass"]`` entry with ``overrides`` of its keys (a dict updates the
+    entry's dict of that name: ``fetch={"l0_lines": 0}``) and ``l1`` of its L1's."""
     import copy
     from warpsim.timing.params_sm90 import TABLE
     cfg = copy.deepcopy(TABLE["emulated"]["sass"])
-    cfg.update(overrides)
-    cfg["l1"].update(l1 or {})
+    for key, value in dict(overrides, l1=l1 or {}).items():
+        if isinstance(value, dict) and isinstance(cfg.get(key), dict):
+            cfg[key].update(value)
+        else:
+            cfg[key] = value
     return cfg
 
 
