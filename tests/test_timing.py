@@ -7,14 +7,12 @@ covers every trace file and every kind of configuration (one warp at ILP 1/2/4/8
 warps at ILP 1 and 4), assert the 5 % bound (and a median of at most 2 %) on those the model gets within it,
 and for the configurations it does not yet get there assert the honest bound it reaches, separately:
 
-* the emulated forms run ptxas's SASS of the loop (warpsim.timing.sass_sim); known misses: the sparse fp8
-  ILP 8 kernel (1 warp, 5-6 % short at reps 32 and 13-14 % at reps 4: its first trip, with the L1 starting
-  full of older lines (sass_sim's ``stale``), still about 20,000 cycles short of the recorded runs, in every
-  launch, warm-up or not: traces/h100/timing_warmup.json), two
-  warps per sub-partition of sp_s4_k64 at ILP 1 (the H100 runs them at 1.40 or 1.53 x one warp depending on
-  the other sub-partitions, the replay at 1.49 x: 6 % long) and of dense_s4_k64 at ILP 4 (8 % long), and the
-  spill frames of several sparse fp8 warps competing for the L1 (ILP 4, 8 warps: 11-12 % long; e5m2 with 4
-  warps 5.03 %);
+* the emulated forms run ptxas's SASS of the loop (warpsim.timing.sass_sim); known misses: two warps per
+  sub-partition of sp_s4_k64 at ILP 1 (the H100 runs them at 1.40 or 1.53 x one warp depending on the other
+  sub-partitions, the replay at 1.49 x: 6 % long) and of dense_s4_k64 at ILP 4 (8 % long), and the spill
+  frames of several sparse fp8 warps competing for the L1 (ILP 4 with 8 warps: 13-14 % long, 4 warps 5.1-5.4
+  %); the sparse fp8 traces were recorded with the L1 reset before every launch (traces/h100/l1_state.json:
+  the launch before otherwise moves one warp's time by up to 35 %);
 * the L1-carveout runs (``traces/h100/l1_carveout.json``: the L1 shrunk to 124..28 KB) replayed by
   ``warpsim.timing.l1_carveout``: the replay's slowdown at each L1 size within 1.6 x of the H100's, with
   the LRU misses named in ``test_l1_carveout_replay``.
@@ -145,33 +143,50 @@ def test_trips_kernels_within_bounds():
 
 
 def test_emulated_forms_within_bounds():
-    """One warp: ptxas's SASS of each kernel's loop (sass_sim) within 5 % at ILP 1, 2 and 4 (the sparse fp8
-    traces recorded after a warm-up pass, ``capture.py --timing-warmup runs``: without it the e4m3 reps-4 runs
-    at ILP >= 2 were 20-34 % longer, traces/h100/timing_warmup.json); the sparse fp8 ILP 8 kernel within 6 %
-    at reps 32 and 15 % at reps 4 (its first trip, as long with warm-up as without: 19 % from an empty L1)."""
-    res = {}
+    """One warp: ptxas's SASS of each kernel's loop (sass_sim) within 5 % at ILP 1, 2, 4 and 8 (the sparse
+    fp8 traces recorded after a warm-up pass and with the L1 reset before every launch, ``capture.py
+    --timing-warmup runs --timing-before l1-reset``: recorded without the reset their ILP 8 runs at 4 trips
+    were 11 % longer, and by how much depended on the launch before, traces/h100/l1_state.json)."""
+    res = []
     for name in EMULATED:
-        res[name] = replay_timing(_trace(name), name, "sm_90a", configs=ONE_WARP)
-    allr = [g for r in res.values() for g in r]
-    print("\n" + error_table(allr))
-    fp8 = ("sp_e4m3_k64_f32", "sp_e5m2_k64_f32")
-    ilp8 = [g for n in fp8 for g in res[n] if " ilp8 " in g.name]
-    exact = [g for g in allr if g not in ilp8]
-    assert max(_errors(exact)) <= 0.05, error_table(exact)
-    assert np.median(_errors(exact)) <= 0.02
-    assert max(e for g, e in zip(ilp8, _errors(ilp8)) if g.name.endswith("reps32")) <= 0.06
-    assert max(_errors(ilp8)) <= 0.15
+        res += replay_timing(_trace(name), name, "sm_90a", configs=ONE_WARP)
+    print("\n" + error_table(res))
+    assert max(_errors(res)) <= 0.05, error_table(res)
+    assert np.median(_errors(res)) <= 0.02
+
+
+def test_fp8_traces_recorded_after_an_l1_reset():
+    """The H100 (traces/h100/l1_state.json, ``warpsim.timing.l1_state``): after a launch that moves the L1
+    carveout (a kernel asking for 200 KB of shared memory) one spilling warp repeats its time to within 0.7 %;
+    after the same launch, or one that fills the L1 with global lines or reads through the L2, its first trip
+    is longer (4 trips at ILP 8: 31-41 % over the whole run, ILP 2: 31-34 %) and the later ones a little (32
+    trips at ILP 4: 2.6-3.4 %). The bundled sparse fp8 traces were recorded after that reset (another launch
+    sequence of the H100) and agree with these runs within 2 % at one warp."""
+    from warpsim.replay_timing import measured
+    from warpsim.timing import l1_state
+    got = l1_state.summary()
+    one = [k for k in got if k[2] == 1 and k[4] == "smem"]
+    assert len(one) == 12 and all(got[k][1] <= 0.007 for k in one)
+    for form, ilp, _w, reps, _b in one:
+        reset = got[(form, ilp, 1, reps, "smem")][0]
+        after = [got[(form, ilp, 1, reps, b)][0] / reset - 1 for b in ("self", "ca", "cg")]
+        lo, hi = {(8, 4): (0.31, 0.41), (2, 4): (0.31, 0.34), (4, 4): (0.21, 0.23), (4, 32): (0.026, 0.034),
+                  (2, 32): (0.039, 0.047), (8, 32): (0.049, 0.094)}[(ilp, reps)]
+        assert all(lo <= x <= hi for x in after), (form, ilp, reps, after)
+        tr = _trace(form)
+        assert tr.meta["before"] == "l1-reset"
+        assert abs(measured(tr, ilp, 1, reps) / reset - 1) <= 0.02
 
 
 def test_fp8_first_trip_stale_l1():
     """The L1 does not start empty at the loop (sass_sim's ``l1["stale"]``: it is full of lines the loop does
-    not touch, ranked as if used at the loop's 400th line access; traces/h100/l1_probe.json: the L1 keeps
-    local lines and their replacement state across launches). The per-trip clocks
+    not touch, ranked as if used at the loop's 400th line access; a fit). The per-trip clocks
     (traces/h100/trips/sp_fp8_trips.json) put the sparse fp8 first trip 2125 / 8800 / 30900 cycles over the
     later ones at ILP 2 / 4 / 8, more than in proportion to the spill frame (200 / 619 / 1382 lines); from an
     empty L1 the replay's first trip is over them by 1162 / 6930 / 18135 (the recorded kernels' SASS), with the
-    stale lines by 1162 / 7525 / 25776, the later trips within 1 %. In the replay of the recorded runs the
-    one-warp reps-4 runs at ILP 6-7 come within 5 % (from 5.8-8.3 % short) and ILP 5 stays within it."""
+    stale lines by 1162 / 7525 / 25776, the later trips within 1 %. The recorded runs (the L1 reset before
+    every launch, traces/h100/l1_state.json: so these lines are not the launch before's) at ILP 5-7 stay within
+    5 %; from an empty L1 ILP 5 and 8 at 4 trips are 6.5-7.4 % short."""
     from warpsim.timing import sass_sim
     from warpsim.timing.params_sm90 import TABLE
     assert TABLE["emulated"]["sass"]["l1"]["stale"] == 400
@@ -193,36 +208,34 @@ def test_emulated_multiwarp_within_bounds():
     L1 for the spill frames, a non-yielding FADD/BRA keeping its sub-partition) within 5 %, except sp_s4_k64
     with 2 warps per sub-partition at ILP 1 (two settle at 1.40 or 1.53 x one warp on the H100, 1.49 x in the
     replay: 6.3 % long), dense_s4_k64 at 2 warps per sub-partition at ILP 4 (7.9 % long), and the sparse fp8
-    forms at ILP 4 with 8 warps (the spill frames evict each other: 10.8-12.3 % long with the measured store
-    port and instruction fetch, 8.6-10.2 % before them; these L1-bound runs differ by up to 14 % between the
-    H100's seven recordings, traces/h100/timing_warmup.json) and e5m2 at ILP 4 with 4 warps (5.03 % long
-    with the instruction fetch, 4.6 % without: the fetch itself never holds these warps, but the timing it
-    moves changes which spill lines the L1 keeps)."""
+    forms at ILP 4 with 8 warps (the spill frames evict each other: 13.4-13.7 % long) and 4 warps (5.1-5.4 %
+    long; the H100's launches of these runs differ by up to 2 % after the L1 reset they were recorded with,
+    traces/h100/l1_state.json)."""
     res = []
     for name in EMULATED:
         res += replay_timing(_trace(name), name, "sm_90a", configs=MULTI)
     print("\n" + error_table(res))
     known = {"sp_s4_k64 ilp1 warps8", "dense_s4_k64 ilp4 warps8", "sp_e4m3_k64_f32 ilp4 warps8",
-             "sp_e5m2_k64_f32 ilp4 warps8", "sp_e5m2_k64_f32 ilp4 warps4"}
+             "sp_e5m2_k64_f32 ilp4 warps8", "sp_e4m3_k64_f32 ilp4 warps4", "sp_e5m2_k64_f32 ilp4 warps4"}
     missed = [g for g in res if g.name.split("/")[-1].rsplit(" ", 1)[0] in known]
     exact = [g for g in res if g not in missed]
     assert len(missed) == len(known)
     assert max(_errors(exact)) <= 0.05, error_table(exact)
-    assert max(_errors(missed)) <= 0.13
+    assert max(_errors(missed)) <= 0.14
 
 
 #: the configurations outside 5 % that the subsets above do not replay (README, Timing: "Where it is not yet
 #: within 5 %"), each with the honest bound it reaches
-OUTSIDE = {"sp_e4m3_k64_f32": ([(4, 6, 32), (4, 7, 32)], 0.15),
-           "sp_e5m2_k64_f32": ([(4, 5, 32), (4, 6, 32), (4, 9, 32), (1, 6, 32)], 0.12),
+OUTSIDE = {"sp_e4m3_k64_f32": ([(4, 7, 32), (4, 9, 32), (1, 6, 32)], 0.10),
+           "sp_e5m2_k64_f32": ([(4, 7, 32), (4, 9, 32)], 0.10),
            "sp_s4_k64": ([(1, 9, 32)], 0.06), "dense_s4_k64": ([(4, 7, 32), (4, 9, 32)], 0.06)}
 
 
 def test_emulated_outside_5_percent_honest_bounds():
-    """The rest of the 16 configurations outside 5 % in the full table: sparse e4m3 ILP 4 with 6 and 7
-    warps (-14.9 / +5.2 %), e5m2 ILP 4 with 5, 6, 9 warps and ILP 1 with 6 (-11.1, -8.4, +7.2, -5.0 %): the
-    spill frames competing for the L1; sp_s4_k64 ILP 1 with 9 warps and dense_s4_k64 ILP 4 with 7 and 9
-    (+5.3, +5.9, +5.2 %): the two modes of a pair of warps on a sub-partition (traces/h100/TIMING_FINDINGS.md)."""
+    """The rest of the 14 configurations outside 5 % in the full table: sparse e4m3 and e5m2 ILP 4 with 7 and
+    9 warps (+9.0 / +9.6, +9.3 / +9.3 %) and e4m3 ILP 1 with 6 (-5.1 %): the spill frames competing for the
+    L1; sp_s4_k64 ILP 1 with 9 warps and dense_s4_k64 ILP 4 with 7 and 9 (+5.3, +5.9, +5.2 %): the two modes
+    of a pair of warps on a sub-partition (traces/h100/TIMING_FINDINGS.md)."""
     for name, (configs, bound) in OUTSIDE.items():
         res = replay_timing(_trace(name), name, "sm_90a", configs=configs)
         print("\n" + error_table(res))

@@ -284,6 +284,9 @@ def timing_input(spec, rng):
     return np.concatenate(cols, axis=1).astype(np.uint32)
 
 
+#: dynamic shared memory (KB) of the ``l1-reset`` kernel
+L1_RESET_SMEM_KB = 200
+
 TIMING_WARMUPS = {
     "none": "no launch before the recorded ones (the default; how the bundled timing traces were recorded "
             "unless their meta.warmup says otherwise)",
@@ -294,24 +297,58 @@ TIMING_WARMUPS = {
 }
 
 
-def timing_runs(quick=False):
-    """The recorded launches, in order: (ilp, warps, reps, repeat)."""
+#: launched before every timing launch (``--timing-before``): what state the launch finds in its SM's L1
+TIMING_BEFORE = {
+    "none": "nothing: each launch finds the L1 as the launch before it left it (the default; how the bundled "
+            "timing traces were recorded unless their meta.before says otherwise)",
+    "l1-reset": f"a kernel on every SM (132 CTAs of 256 threads) asking for {L1_RESET_SMEM_KB} KB of dynamic "
+                "shared memory: the driver's carveout for it leaves the L1 28 KB, and the recorded launch, with "
+                "none, gets the L1 back without the lines and replacement state of the launches before it "
+                "(traces/h100/l1_state.json: one spilling warp then repeats its time within 0.1 %, where after "
+                "itself the first trips vary by 25 %)",
+}
+
+
+def timing_runs(quick=False, repeats=(3, 2)):
+    """The recorded launches, in order: (ilp, warps, reps, repeat); ``repeats``: launches of each one-warp and
+    each several-warp configuration."""
     runs = []
     reps_pair = (4, 32) if not quick else (2, 4)
     for ilp in range(1, TIMING_MAX_ILP + 1):
         for reps in reps_pair:
-            for rep in range(3):
+            for rep in range(repeats[0]):
                 runs.append((ilp, 1, reps, rep))
     for ilp in (1, 4):
         for w in (range(1, 17) if not quick else (2, 16)):
-            for rep in range(2):
+            for rep in range(repeats[1]):
                 runs.append((ilp, w, reps_pair[1], rep))
     return runs, reps_pair
 
 
-def timing_trace(spec, rng, dry, dev, out: Path, quick=False, warmup="none", input_from=None):
-    """warmup: a key of TIMING_WARMUPS. input_from: a folder of timing traces whose ``input`` array is used
-    instead of a new one (rng is advanced the same either way), e.g. to re-record a bundled trace."""
+L1_RESET = r"""
+extern "C" __global__ void l1_reset(unsigned long long* sink) {
+    extern __shared__ unsigned s[];
+    s[threadIdx.x] = threadIdx.x;
+    __syncthreads();
+    if (s[(threadIdx.x + 1) % blockDim.x] == 0xffffffffu) sink[blockIdx.x] = 1;
+}
+"""
+
+
+def l1_resetter():
+    """A function that launches the ``l1-reset`` kernel of :data:`TIMING_BEFORE` on every SM."""
+    fn = cp.RawModule(code=L1_RESET).get_function("l1_reset")
+    fn.max_dynamic_shared_size_bytes = L1_RESET_SMEM_KB * 1024
+    sms = cp.cuda.runtime.getDeviceProperties(0)["multiProcessorCount"]
+    sink = cp.zeros(sms, cp.uint64)
+    return lambda: fn((sms,), (256,), (sink,), shared_mem=L1_RESET_SMEM_KB * 1024)
+
+
+def timing_trace(spec, rng, dry, dev, out: Path, quick=False, warmup="none", input_from=None, before="none",
+                 repeats=(3, 2)):
+    """warmup: a key of TIMING_WARMUPS; before: a key of TIMING_BEFORE; repeats: see :func:`timing_runs`.
+    input_from: a folder of timing traces whose ``input`` array is used instead of a new one (rng is advanced
+    the same either way), e.g. to re-record a bundled trace."""
     name, opcode, na, nb, nc, sparse, famname, t = spec
     ptx_path = HERE / "kernels" / f"timing_{name}.ptx"
     inp = timing_input(spec, rng)
@@ -325,7 +362,9 @@ def timing_trace(spec, rng, dry, dev, out: Path, quick=False, warmup="none", inp
         input_note = f"copied from {src.name} of --timing-input-from ({input_from})"
     if warmup not in TIMING_WARMUPS:
         raise ValueError(f"warmup {warmup!r}: one of {sorted(TIMING_WARMUPS)}")
-    runs, reps_pair = timing_runs(quick)
+    if before not in TIMING_BEFORE:
+        raise ValueError(f"before {before!r}: one of {sorted(TIMING_BEFORE)}")
+    runs, reps_pair = timing_runs(quick, repeats)
     warm = {"none": [], "kernels": [(i, 1, reps_pair[1], 0) for i in range(1, TIMING_MAX_ILP + 1)],
             "runs": list(runs)}[warmup]
     R, W = len(runs), len(warm)
@@ -343,9 +382,11 @@ def timing_trace(spec, rng, dry, dev, out: Path, quick=False, warmup="none", inp
         d_sm = cp.zeros(16, cp.uint32)
         d_sink = cp.zeros(16 * 32 * nc, cp.uint32)
         funcs = {ilp: mod.get_function(f"{name}_ilp{ilp}") for ilp in range(1, TIMING_MAX_ILP + 1)}
+        reset = l1_resetter() if before == "l1-reset" else (lambda: None)
 
         def launch(ilp, w, reps):
             d_s.fill(0), d_e.fill(0), d_sm.fill(0)
+            reset()
             funcs[ilp]((1,), (32 * w,), (d_in, d_s, d_e, d_sm, d_sink, np.int32(reps)))
             sync()
             return cp.asnumpy(d_s), cp.asnumpy(d_e), cp.asnumpy(d_sm)
@@ -380,6 +421,7 @@ def timing_trace(spec, rng, dry, dev, out: Path, quick=False, warmup="none", inp
                 "Row r of start/end/smid holds warps 0..run_warps[r]-1 (rest 0). run_repeat 0 is the first "
                 "launch of that configuration."),
         "warmup": warmup, "warmup_how": TIMING_WARMUPS[warmup], "warmup_launches": W, "input_source": input_note,
+        "before": before, "before_how": TIMING_BEFORE[before],
         "clocks_before": clocks_before, "clocks_after_warmup": clocks_after_warmup, "clocks_after": clocks_after,
         "dry_run": bool(dry),
     }
@@ -456,6 +498,12 @@ def main(argv=None):
     ap.add_argument("--timing-warmup", default="none", choices=sorted(TIMING_WARMUPS),
                     help="launches before each timing trace's recorded ones: " +
                          "; ".join(f"{k}: {v}" for k, v in TIMING_WARMUPS.items()))
+    ap.add_argument("--timing-before", default="none", choices=sorted(TIMING_BEFORE),
+                    help="launched before every timing launch: " +
+                         "; ".join(f"{k}: {v}" for k, v in TIMING_BEFORE.items()))
+    ap.add_argument("--timing-repeats", default=(3, 2), metavar="ONE,MANY",
+                    type=lambda v: tuple(int(x) for x in v.split(",")),
+                    help="launches of each one-warp and each several-warp timing configuration (3,2)")
     ap.add_argument("--timing-input-from", default=None, metavar="DIR",
                     help="take each timing trace's input array from DIR/<name>.npz (re-recording a trace)")
     ap.add_argument("--dry-run", action="store_true", help="no GPU: generate inputs, random D (size/logic check)")
@@ -518,7 +566,7 @@ def main(argv=None):
             if want(spec[0]):
                 attempt(f"timing {spec[0]}", lambda spec=spec: timing_trace(
                     spec, rng, args.dry_run, dev_public, out, quick=args.quick, warmup=args.timing_warmup,
-                    input_from=args.timing_input_from))
+                    input_from=args.timing_input_from, before=args.timing_before, repeats=args.timing_repeats))
 
     if args.cubin_check and not args.dry_run:
         attempt("cubin check f8", lambda: cubin_check(Path(args.cubin_check), out))

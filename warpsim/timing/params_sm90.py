@@ -325,11 +325,14 @@ TABLE = {
             # fraction, write-validate stores and dropping LDL.LU (last-use) lines ("policy", "hash", "local",
             # "store_miss", "last_use", "last_use_share"; DIP and "wide" too) fit neither those runs and the
             # recorded multi-warp table together, so the defaults (LRU, fold, 1.0, fetch, keep) stay.
-            # "stale": the L1 does not start empty at the loop: it is full of lines the loop does not touch (the
-            # previous launches': traces/h100/l1_probe.json, frame runs, keeps local lines and their replacement
-            # state across launches, and a 1,428-line frame launched again misses ~99 % of it in every pass, the
-            # old lines kept over the new), ranked in the LRU order as if used at the loop's 400th line access:
-            # until then a set's new lines evict each other before those. The per-trip clocks
+            # "stale": the L1 does not start empty at the loop: it is full of lines the loop does not touch,
+            # ranked in the LRU order as if used at the loop's 400th line access: until then a set's new lines
+            # evict each other before those. What the H100's L1 holds is not known: traces/h100/l1_probe.json
+            # (frame runs) saw it keep local lines and their replacement state across launches (a 1,428-line
+            # frame launched again misses ~99 % of it in every pass, the old lines kept over the new), and
+            # traces/h100/l1_state.json that the launch before moves a spilling warp's first trip by up to 35 %;
+            # the sparse fp8 timing traces are recorded with the L1 reset by a carveout change before every
+            # launch (capture.py --timing-before l1-reset), and their first trips still run as with these lines. The per-trip clocks
             # (traces/h100/trips/sp_fp8_trips.json, one warp, warm launches) put the first trip 400 / 2125 /
             # 8800 / 30900 cycles over the later ones at ILP 1 / 2 / 4 / 8 (frames 14 / 200 / 619 / 1382 lines
             # of the instrumented kernels' SASS, ptxas 13.0.88 + cuobjdump): the replay of that SASS from an
@@ -339,9 +342,11 @@ TABLE = {
             # stalling the warp) fits ILP 2, 4 and 8 together (each made ILP 4 long before ILP 8 came near).
             # With 400: 204 / 1207 / 7159 / 25965, the first trip (+ prologue) 6 % short at ILP 4 and 8 instead
             # of 8 / 19 %, the later trips +0.6 / +1.6 % at ILP 4 / 8 (lines pushed out in the first trip miss
-            # again in the second). 400 is the largest that keeps the recorded one-warp reps-4 runs of
-            # T/sp_e*m*_k64_f32 at ILP 5 within 5 % (+3.9 / +4.3 %; 600 fits the per-trip ILP 8 first trip,
-            # 64,800 with the prologue, but makes ILP 5 +8 %): a fit, not a measured size.
+            # again in the second). 400 is the largest that kept the one-warp reps-4 runs of
+            # T/sp_e*m*_k64_f32 as first recorded (no reset) at ILP 5 within 5 % (+3.9 / +4.3 %; 600 fits the per-trip ILP 8 first trip,
+            # 64,800 with the prologue, but makes ILP 5 +8 %): a fit, not a measured size. Against the traces
+            # re-recorded after the reset (2026-11-23) 0 leaves ILP 5 and 8 at 4 trips 6.5-7.4 % short, 600
+            # ILP 5-7 5.5-7.8 % long; 400 keeps every one-warp run within 5 %.
             # Nsight Compute's counters of these kernels (traces/h100/l1_counters.json, warpsim.timing.l1_counters)
             # show write-through local stores that fetch nothing on a miss and far fewer load than store misses;
             # "lines" 1792 (measured), "last_use" evict_first and "store_miss" validate give the H100's load

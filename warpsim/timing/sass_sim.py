@@ -26,10 +26,11 @@ cycle by cycle, with the table's ``emulated["sass"]`` entry:
   ``l1["line_ii"]`` cycles; a fill that hits returns after ``l1["hit"]`` cycles; a line not in the L1 (a
   store's too: write-allocate) is fetched, one every ``l1["fill_ii"]`` cycles, and there ``l1["miss"]``
   cycles later. The first trip also pays the first touch of every slot, and the L1 is not empty then: with
-  ``stale`` > 0 (the table's default) it is full of lines no warp of the loop touches (the previous launches':
-  the H100's L1 keeps them and their replacement state across launches), ranked in the LRU order as if used
-  at the loop's ``stale``-th line access, so that until then the loop's new lines of a set evict each other
-  first (fitted to the sparse fp8 first trips, ``params_sm90``); ``stale`` 0 starts it empty.
+  ``stale`` > 0 (the table's default) it is full of lines no warp of the loop touches, ranked in the LRU order
+  as if used at the loop's ``stale``-th line access, so that until then the loop's new lines of a set evict
+  each other first (fitted to the sparse fp8 first trips, ``params_sm90``; what the H100's L1 holds then is
+  not known: the first trips run so even after a launch that resets it, ``traces/h100/l1_state.json``, and
+  longer after others); ``stale`` 0 starts it empty.
 * the instruction fetch (``fetch``, ``traces/h100/ifetch.json``, ``warpsim.timing.ifetch``): given the code
   line of each instruction (``Loop(..., code_lines)``, ``sass_profile.trip_lines``), a warp issues only when
   the 128-byte line of its next instruction is in its sub-partition's L0 (``l0_lines`` lines, LRU); issuing
