@@ -155,7 +155,7 @@ def test_emulated_forms_within_bounds():
     assert np.median(_errors(res)) <= 0.02
 
 
-def test_fp8_traces_recorded_after_an_l1_reset():
+def test_fp8_traces_recorded_after_an_l1_reset(capsys):
     """The H100 (traces/h100/l1_state.json, ``warpsim.timing.l1_state``): after a launch that moves the L1
     carveout (a kernel asking for 200 KB of shared memory) one spilling warp repeats its time to within 0.7 %;
     after the same launch, or one that fills the L1 with global lines or reads through the L2, its first trip
@@ -176,6 +176,8 @@ def test_fp8_traces_recorded_after_an_l1_reset():
         tr = _trace(form)
         assert tr.meta["before"] == "l1-reset"
         assert abs(measured(tr, ilp, 1, reps) / reset - 1) <= 0.02
+    assert l1_state.main() == 0
+    assert "sp_e5m2_k64_f32    8     1   32   1,241,378 ( 2.0 %)   1,135,858 ( 0.0 %)" in capsys.readouterr().out
 
 
 def test_fp8_first_trip_stale_l1():
@@ -786,6 +788,7 @@ def test_fetch_does_not_limit_the_fp8_loops():
     ("l1_counters", "load", "other.json", '{"runs": []}', r"other\.json: not an l1_counters file \(no 'rows'\)"),
     ("l1_rate", "load", "other.json", '{"rows": []}', r"other\.json: not an l1_rate file"),
     ("ifetch", "load", "other.json", '{"loops": {}}', r"other\.json: not an ifetch file"),
+    ("l1_state", "load", "other.json", '{"rows": []}', r"other\.json: not an l1_state file"),
 ])
 def test_measurement_file_errors_name_the_file(tmp_path, module, load, name, text, message):
     """A damaged or wrong H100 measurement file is named with what is wrong, not a KeyError or a bare JSON
