@@ -335,8 +335,8 @@ extern "C" __global__ void l1_reset(unsigned long long* sink) {
 """
 
 
-def l1_resetter():
-    """A function that launches the ``l1-reset`` kernel of :data:`TIMING_BEFORE` on every SM."""
+def l1_resetter(cp):
+    """A function that launches the ``l1-reset`` kernel of :data:`TIMING_BEFORE` on every SM (``cp``: cupy)."""
     fn = cp.RawModule(code=L1_RESET).get_function("l1_reset")
     fn.max_dynamic_shared_size_bytes = L1_RESET_SMEM_KB * 1024
     sms = cp.cuda.runtime.getDeviceProperties(0)["multiProcessorCount"]
@@ -382,7 +382,7 @@ def timing_trace(spec, rng, dry, dev, out: Path, quick=False, warmup="none", inp
         d_sm = cp.zeros(16, cp.uint32)
         d_sink = cp.zeros(16 * 32 * nc, cp.uint32)
         funcs = {ilp: mod.get_function(f"{name}_ilp{ilp}") for ilp in range(1, TIMING_MAX_ILP + 1)}
-        reset = l1_resetter() if before == "l1-reset" else (lambda: None)
+        reset = l1_resetter(cp) if before == "l1-reset" else (lambda: None)
 
         def launch(ilp, w, reps):
             d_s.fill(0), d_e.fill(0), d_sm.fill(0)

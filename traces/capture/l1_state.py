@@ -9,8 +9,9 @@ The recorded sp_e4m3_k64_f32 and sp_e5m2_k64_f32 timing kernels (their PTX and i
 each measured launch right after one launch of a kind (``BEFORE``) on every SM:
 
 * ``self``: the same kernel with the same warps and trips (what the recorded traces' repeats had before them);
-* ``smem``: a kernel that asks for 200 KB of dynamic shared memory, 132 CTAs (the carveout the driver picks for
-  it leaves the L1 28 KB; the measured launch, with none, gets its L1 back);
+* ``smem``: a kernel that asks for 200 KB of dynamic shared memory, one CTA of 256 threads an SM
+  (``capture.py``'s ``l1-reset``: the carveout the driver picks for it leaves the L1 28 KB; the measured launch,
+  with none, gets its L1 back);
 * ``ca``: 264 CTAs of 1,024 threads, each CTA loading 512 KB of global memory of its own with ``ld.global.ca``
   (an L1 full of global lines the next launch does not touch, recently used);
 * ``cg``: the same loads with ``ld.global.cg`` (the L2 only: the L1 as the launch before the ``cg`` one left it).
@@ -31,11 +32,12 @@ REPO = HERE.parent.parent
 sys.path.insert(0, str(HERE))
 from fp8_trips import device_json_cli  # noqa: E402  (--device / --json)
 from trips import _tracefile, write_atomic  # noqa: E402
+from capture import l1_resetter  # noqa: E402  (the smem kind: capture.py's l1-reset)
 
 FORMS = ("sp_e4m3_k64_f32", "sp_e5m2_k64_f32")
 BEFORE = ("self", "smem", "ca", "cg")
 REPEATS = 5
-SMEM_KB, CA_KB = 200, 512
+CA_KB = 512
 FLUSH = r"""
 extern "C" __global__ void stream(const uint4* __restrict__ src, unsigned long long* sink, int n, int ca) {
     const uint4* p = src + (size_t)blockIdx.x * n;
@@ -45,12 +47,6 @@ extern "C" __global__ void stream(const uint4* __restrict__ src, unsigned long l
         acc ^= v.x ^ v.y ^ v.z ^ v.w;
     }
     if (acc == 0x9e3779b9u) sink[blockIdx.x] = acc;
-}
-extern "C" __global__ void carve(unsigned long long* sink) {
-    extern __shared__ unsigned s[];
-    s[threadIdx.x] = threadIdx.x;
-    __syncthreads();
-    if (s[(threadIdx.x + 1) % blockDim.x] == 0xffffffffu) sink[blockIdx.x] = 1;
 }
 """
 
@@ -70,9 +66,8 @@ def schedule():
 def device(out: Path):
     import cupy as cp
     tf = _tracefile()
-    flush = cp.RawModule(code=FLUSH, options=("-std=c++17",))
-    stream, carve = flush.get_function("stream"), flush.get_function("carve")
-    carve.max_dynamic_shared_size_bytes = SMEM_KB * 1024
+    stream = cp.RawModule(code=FLUSH, options=("-std=c++17",)).get_function("stream")
+    carve = l1_resetter(cp)
     n = CA_KB * 1024 // 16
     buf = cp.arange(264 * n * 4, dtype=cp.uint32)
     fsink = cp.zeros(264, cp.uint64)
@@ -102,7 +97,7 @@ def device(out: Path):
         if kind == "self":
             measured(fi, ilp, w, reps)
         elif kind == "smem":
-            carve((132,), (256,), (fsink,), shared_mem=SMEM_KB * 1024)
+            carve()
         else:
             stream((264,), (1024,), (buf, fsink, np.int32(n), np.int32(kind == "ca")))
         d_s.fill(0), d_e.fill(0)
