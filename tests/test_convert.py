@@ -17,8 +17,8 @@ F16_NAN = np.isnan(ALL_F16.view(np.float16))
 def _f16_candidates():
     """Every f16 value, and the f32 values half an f16 step away from it, one f32 ulp either side."""
     f = ALL_F16[~F16_NAN].view(np.float16).astype(np.float32)
-    nxt = np.nextafter(f.astype(np.float16), np.float16(np.inf)).astype(np.float32)
-    with np.errstate(invalid="ignore"):
+    with np.errstate(over="ignore", invalid="ignore"):  # the step past 65504 is infinity, and so is its mid
+        nxt = np.nextafter(f.astype(np.float16), np.float16(np.inf)).astype(np.float32)
         mid = ((f.astype(np.float64) + nxt.astype(np.float64)) / 2).astype(np.float32)
     mid = mid[np.isfinite(mid)]
     both = np.concatenate([f, mid, np.nextafter(mid, np.float32(0)), np.nextafter(mid, np.float32(np.inf))])
@@ -44,8 +44,9 @@ def test_f32_to_f16_directed_exhaustive_neighbourhood(mode):
     v = x.view(np.float32).astype(np.float64)
     got = convert_float(x, "f32", "f16", mode).view(np.float16).astype(np.float64)
     rn = x.view(np.float32).astype(np.float16)
-    lo = np.where(rn.astype(np.float64) > v, np.nextafter(rn, np.float16(-np.inf)), rn).astype(np.float64)
-    hi = np.where(rn.astype(np.float64) < v, np.nextafter(rn, np.float16(np.inf)), rn).astype(np.float64)
+    with np.errstate(over="ignore"):  # the f16 step past +-65504 is infinity (clamped below for rz/rm/rp)
+        lo = np.where(rn.astype(np.float64) > v, np.nextafter(rn, np.float16(-np.inf)), rn).astype(np.float64)
+        hi = np.where(rn.astype(np.float64) < v, np.nextafter(rn, np.float16(np.inf)), rn).astype(np.float64)
     ref = {"rm": lo, "rp": hi, "rz": np.where(v >= 0, lo, hi)}[mode]
     # finite f16 max is 65504: rz/rm/rp keep it instead of overflowing to infinity
     ref = np.where(np.isinf(ref) & ~np.isinf(v) & ((mode == "rz") | ((mode == "rm") & (v > 0)) | ((mode == "rp") & (v < 0))),
