@@ -32,7 +32,14 @@ cycles apart runs out of phase (1.36-1.40 x one warp), all but 3 of the 27 start
 phase (1.495 x), 51-55 either way. Replaying those kernels with their measured offsets needs their SASS
 (the driver's JIT output), not on file.
 
+Recorded again in another session (``traces/h100/s4_again.json``, :func:`write_again`: the three s4 timing
+traces, 10 launches of each several-warp run), the pairs take the same modes, and how often each is a property of the CTA's warps
+(:func:`out_of_phase`): sp_s4_k64 ILP 1 with 5 warps in phase (2 of 2 pairs, 9 of 10), with 8-10 out of phase
+(17 of 18, 86 of 90), with 6-7 mixed; sp_s4_k128 ILP 1 mostly in phase. The recorded 8- and 9-warp runs are the
+H100's usual behaviour, not an unlucky capture.
+
     python -m warpsim.timing.pair_modes       # the H100's pair times beside the replay's modes
+    python -m warpsim.timing.pair_modes --write-again DIR    # s4_again.json from re-recorded s4 traces
 """
 from __future__ import annotations
 
@@ -47,6 +54,10 @@ from . import sass_sim
 
 TIMING = os.path.join(os.path.dirname(__file__), "..", "..", "traces", "h100", "timing")
 LOOP_START = os.path.join(os.path.dirname(__file__), "..", "..", "traces", "h100", "loop_start.json")
+#: the start and end clocks of the three s4 timing traces recorded again in another session (2026-11-23; 10
+#: launches of each several-warp run), written by :func:`write_again` (not timing traces: the replay skips them)
+AGAIN = os.path.join(os.path.dirname(__file__), "..", "..", "traces", "h100", "s4_again.json")
+RUN_KEYS = ("run_ilp", "run_warps", "run_reps", "run_repeat", "start", "end")
 #: (form, ILP) of the s4 loops compared
 LOOPS = (("sp_s4_k64", 1), ("sp_s4_k128", 1), ("dense_s4_k64", 1), ("sp_s4_k64", 4), ("dense_s4_k64", 4))
 #: the issue policy of the H100's scheduler microbenchmark (warpsim.timing.sched_probe)
@@ -57,10 +68,12 @@ REPS = 32
 
 
 def measured(form: str, ilp: int, folder: str = TIMING) -> list:
-    """The recorded pairs of ``form`` at ``ilp`` (reps 32, 5-10 warps): per sub-partition that holds
-    exactly two warps ``{"warps", "repeat", "sp", "offset", "ratio"}``, ratio = the pair's mean time
-    (end - start) over the median one-warp time (repeats >= 1)."""
-    a = tracefile.read_trace(os.path.join(folder, f"{form}.npz")).arrays
+    """The recorded pairs of ``form`` at ``ilp`` (reps 32, 5-10 warps) in ``folder`` (of timing traces, or a
+    file of :func:`write_again`): per sub-partition that holds exactly two warps ``{"warps", "repeat", "sp",
+    "offset", "ratio"}``, ratio = the pair's mean time (end - start) over the median one-warp time (repeats
+    >= 1)."""
+    a = _again(form, folder) if folder.endswith(".json") else \
+        tracefile.read_trace(os.path.join(folder, f"{form}.npz")).arrays
     dur = a["end"].astype(np.int64) - a["start"].astype(np.int64)
     start = a["start"].astype(np.int64)
     runs = (a["run_ilp"] == ilp) & (a["run_reps"] == REPS)
@@ -77,10 +90,63 @@ def measured(form: str, ilp: int, folder: str = TIMING) -> list:
     return out
 
 
+def _again(form: str, path: str = AGAIN) -> dict:
+    """The arrays of ``form`` in a file of :func:`write_again` (those of a timing trace that :func:`measured`
+    reads)."""
+    with open(path) as fh:
+        try:
+            runs = json.load(fh)["forms"][form]
+            return {k: np.array(runs[k], np.int64) for k in RUN_KEYS}
+        except (json.JSONDecodeError, KeyError) as err:
+            raise ValueError(f"{path}: not a file of write_again ({err!r})") from None
+
+
+def write_again(folder: str, path: str = AGAIN) -> None:
+    """:data:`AGAIN` from the s4 timing traces in ``folder`` (``capture.py --only '^(sp_s4_k64|sp_s4_k128|
+    dense_s4_k64)$' --timing-input-from traces/h100/timing --timing-repeats 3,10 --out DIR`` on the H100, then
+    ``python -m warpsim.timing.pair_modes --write-again DIR/timing``): each run's start and end clocks, the
+    clocks relative to the launch's first start (written atomically)."""
+    forms = {}
+    for form in dict.fromkeys(f for f, _ in LOOPS):
+        tr = tracefile.read_trace(os.path.join(folder, f"{form}.npz"))
+        a = tr.arrays
+        start, end = a["start"].astype(np.int64), a["end"].astype(np.int64)
+        base = np.where(a["run_warps"][:, None] > np.arange(start.shape[1]), start, start.max()).min(axis=1)
+        forms[form] = {k: a[k].tolist() for k in RUN_KEYS[:4]}
+        forms[form].update(start=[[int(x - b) for x in row[:n]] + [0] * (len(row) - n)
+                                  for row, b, n in zip(start, base, a["run_warps"])],
+                           end=[[int(x - b) for x in row[:n]] + [0] * (len(row) - n)
+                                for row, b, n in zip(end, base, a["run_warps"])])
+    doc = {"how": "The three s4 timing traces recorded again on an H100 80GB HBM3 on 2026-11-23 (another session "
+                  "than traces/h100/timing): the same kernels and inputs (capture.py --timing-input-from), 3 "
+                  "launches of each one-warp run and 10 of each several-warp run; per run the warps' start and end "
+                  "clocks less the launch's first start (0 past run_warps).", "device": tr.device.get("name"),
+           "forms": forms}
+    tmp = path + ".tmp"
+    with open(tmp, "w") as fh:
+        json.dump(doc, fh, separators=(",", ":"))
+        fh.write("\n")
+    os.replace(tmp, path)
+
+
 def _pairs(warps: int) -> list:
     """``[(sub-partition, [its two warps])]`` for the sub-partitions holding exactly two of ``warps`` warps
     (warp w on sub-partition w mod 4)."""
     return [(sp, ws) for sp in range(4) if len(ws := list(range(sp, warps, 4))) == 2]
+
+
+def out_of_phase(form: str, ilp: int, folder: str = TIMING, split: float | None = None) -> dict:
+    """``{warps: (pairs out of phase, pairs)}`` of the recorded runs in ``folder``: a pair is out of phase when
+    its ratio is below ``split`` (default: half way between the yield policy's in-phase and out-of-phase
+    modes of the loop, :func:`modes`)."""
+    if split is None:
+        m = modes(form, ilp)
+        split = (m[OFFSETS[0]] + m[OFFSETS[-1]]) / 2
+    got: dict = {}
+    for p in measured(form, ilp, folder):
+        n, k = got.get(p["warps"], (0, 0))
+        got[p["warps"]] = (n + (p["ratio"] < split), k + 1)
+    return dict(sorted(got.items()))
 
 
 def loop(form: str, ilp: int, **overrides) -> sass_sim.Loop:
@@ -136,6 +202,9 @@ def table(folder: str = TIMING) -> list:
 
 
 def main(argv=None) -> int:
+    if argv and argv[0] == "--write-again":
+        write_again(argv[1])
+        return 0
     print(f"{'loop':<20} {'H100 pairs (x one warp)':<34} {'greedy':>7}  yield modes (loop-start offset: x)")
     for r in table():
         hw = sorted({round(x, 3) for x in r["hw"]})
