@@ -301,11 +301,11 @@ TIMING_WARMUPS = {
 TIMING_BEFORE = {
     "none": "nothing: each launch finds the L1 as the launch before it left it (the default; how the bundled "
             "timing traces were recorded unless their meta.before says otherwise)",
-    "l1-reset": f"a kernel on every SM (132 CTAs of 256 threads) asking for {L1_RESET_SMEM_KB} KB of dynamic "
+    "l1-reset": f"a kernel on every SM (a CTA of 256 threads an SM) asking for {L1_RESET_SMEM_KB} KB of dynamic "
                 "shared memory: the driver's carveout for it leaves the L1 28 KB, and the recorded launch, with "
                 "none, gets the L1 back without the lines and replacement state of the launches before it "
-                "(traces/h100/l1_state.json: one spilling warp then repeats its time within 0.1 %, where after "
-                "itself the first trips vary by 25 %)",
+                "(traces/h100/l1_state.json: one spilling warp then repeats its time within 0.6 %, where after "
+                "itself its 4-trip runs are 22-41 % longer)",
 }
 
 

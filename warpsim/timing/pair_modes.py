@@ -33,10 +33,10 @@ phase (1.495 x), 51-55 either way. Replaying those kernels with their measured o
 (the driver's JIT output), not on file.
 
 Recorded again in another session (``traces/h100/s4_again.json``, :func:`write_again`: the three s4 timing
-traces, 10 launches of each several-warp run), the pairs take the same modes, and how often each is a property of the CTA's warps
-(:func:`out_of_phase`): sp_s4_k64 ILP 1 with 5 warps in phase (2 of 2 pairs, 9 of 10), with 8-10 out of phase
-(17 of 18, 86 of 90), with 6-7 mixed; sp_s4_k128 ILP 1 mostly in phase. The recorded 8- and 9-warp runs are the
-H100's usual behaviour, not an unlucky capture.
+traces, 10 launches of each several-warp run), the pairs take the same modes, and how often each is a
+property of the CTA's warps (:func:`out_of_phase`): sp_s4_k64 ILP 1 with 5 warps in phase (2 of 2 pairs, 9
+of 10), with 8-10 out of phase (17 of 18, 86 of 90), with 6-7 mixed; sp_s4_k128 ILP 1 mostly in phase. The
+recorded 8- and 9-warp runs are the H100's usual behaviour, not an unlucky capture.
 
     python -m warpsim.timing.pair_modes       # the H100's pair times beside the replay's modes
     python -m warpsim.timing.pair_modes --write-again DIR    # s4_again.json from re-recorded s4 traces
@@ -110,13 +110,13 @@ def write_again(folder: str, path: str = AGAIN) -> None:
     for form in dict.fromkeys(f for f, _ in LOOPS):
         tr = tracefile.read_trace(os.path.join(folder, f"{form}.npz"))
         a = tr.arrays
-        start, end = a["start"].astype(np.int64), a["end"].astype(np.int64)
-        base = np.where(a["run_warps"][:, None] > np.arange(start.shape[1]), start, start.max()).min(axis=1)
         forms[form] = {k: a[k].tolist() for k in RUN_KEYS[:4]}
-        forms[form].update(start=[[int(x - b) for x in row[:n]] + [0] * (len(row) - n)
-                                  for row, b, n in zip(start, base, a["run_warps"])],
-                           end=[[int(x - b) for x in row[:n]] + [0] * (len(row) - n)
-                                for row, b, n in zip(end, base, a["run_warps"])])
+        forms[form].update(start=[], end=[])
+        for r, n in enumerate(a["run_warps"].tolist()):
+            start, end = (a[k][r].astype(np.int64) for k in ("start", "end"))
+            base, pad = int(start[:n].min()), [0] * (len(start) - n)
+            forms[form]["start"].append([int(x) - base for x in start[:n]] + pad)
+            forms[form]["end"].append([int(x) - base for x in end[:n]] + pad)
     doc = {"how": "The three s4 timing traces recorded again on an H100 80GB HBM3 on 2026-11-23 (another session "
                   "than traces/h100/timing): the same kernels and inputs (capture.py --timing-input-from), 3 "
                   "launches of each one-warp run and 10 of each several-warp run; per run the warps' start and end "
