@@ -1,0 +1,217 @@
+#!/usr/bin/env python3
+"""The recorded s4 timing kernels with their start clock moved, in the SASS, to where the loop's operands are back.
+
+    python traces/capture/loop_start_sass.py --cubins DIR              # ptxas + patch + check (no GPU)
+    python traces/capture/loop_start_sass.py --device OUT --cubins DIR # on the GPU (CuPy): OUT/loop_start_sass.json
+
+ptxas reads the start clock of the s4 timing kernels (kernels/timing_{sp_s4_k64,sp_s4_k128,dense_s4_k64}.ptx)
+before the loads of the loop's operands; the first CALL of the loop waits on them, so a warp starts its loop
+when its loads return, which the timing traces do not record. loop_start.py added a clock read in the PTX,
+which changed the loops' SASS. Here the cubin ptxas makes of the recorded PTX (the driver's JIT makes the same,
+``traces/h100/sass/jit_cache_check.json``) is patched instead: the start clock's CS2R moves down to just
+after the last of those LDGs, waiting on their scoreboard, and the instructions between move up one slot (a
+relative branch among them keeps its target). Nothing from the loop's first instruction on changes, so a
+warp's ``end - start`` is its loop (and the few instructions before it) and the start clocks of a CTA's
+warps are their loop starts. Each patched kernel is disassembled and checked against the original.
+
+On the device, the patched and the original cubins (and the original PTX, loaded as capture.py loads it)
+run the recorded runs' configurations (ILP 1 and 4, 1-16 warps, reps 32, the input of the recorded timing
+trace), one-warp runs 3 launches, several-warp runs ``--launches`` (10) launches each: the launches of one
+configuration of one kernel one after another (as capture.py records them), or with ``--alternate`` each
+launch of one kernel beside one of each other. Summarised by ``warpsim.timing.pair_modes``.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import shutil
+import struct
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent.parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(REPO))
+from trips import write_atomic  # noqa: E402
+
+FORMS = ("sp_s4_k64", "sp_s4_k128", "dense_s4_k64")
+ILPS = (1, 4)
+WARPS = tuple(range(1, 17))
+REPS = 32
+#: the high word's control bits (bit 41 on): stall 4, yield 1, write scoreboard 3, read scoreboard 3, wait mask 6
+WAIT_SHIFT = 41 + 11
+
+
+def _text_section(elf: bytes, fn: str) -> tuple[int, int]:
+    """File offset and size of the ELF section ``.text.<fn>``."""
+    shoff = struct.unpack_from("<Q", elf, 0x28)[0]
+    size, count, names = struct.unpack_from("<HHH", elf, 0x3A)
+    secs = [struct.unpack_from("<IIQQQQ", elf, shoff + i * size) for i in range(count)]
+    base = secs[names][4]
+    for name, _typ, _flags, _addr, off, sz in secs:
+        if elf[base + name:elf.index(b"\0", base + name)].decode() == f".text.{fn}":
+            return off, sz
+    raise ValueError(f"no section .text.{fn}")
+
+
+def disassemble(cubin: Path) -> dict:
+    from warpsim.timing import sass_profile
+    out = subprocess.run([sass_profile._tool("cuobjdump"), "-sass", str(cubin)], capture_output=True, text=True,
+                         check=True).stdout
+    return sass_profile.parse_sass(out)
+
+
+def plan(code: list) -> tuple[int, int, int]:
+    """``(clock, last_load, scoreboard)`` of a kernel's SASS (``[(addr, text, ctrl)]``): the start clock's
+    CS2R, the last LDG between it and the first CALL, and the write scoreboard those LDGs set."""
+    clock = next(a for a, t, _ in code if re.match(r"CS2R R\d+, SR_CLOCKLO", t))
+    call = next(a for a, t, _ in code if t.startswith("CALL"))
+    loads = [(a, c) for a, t, c in code if clock < a < call and t.startswith("LDG")]
+    if not loads:
+        raise ValueError("no LDG between the start clock and the first CALL")
+    boards = {(c >> 5) & 7 for _, c in loads}
+    if len(boards) != 1:
+        raise ValueError(f"the LDGs set several scoreboards {sorted(boards)}")
+    return clock, loads[-1][0], boards.pop()
+
+
+def patch_kernel(elf: bytearray, fn: str, code: list) -> dict:
+    """Move ``fn``'s start clock after its operand loads in ``elf`` (in place); what moved."""
+    clock, last, board = plan(code)
+    off, _ = _text_section(bytes(elf), fn)
+    dest = int(re.match(r"CS2R R(\d+)", dict((a, t) for a, t, _ in code)[clock]).group(1))
+    text = dict((a, t) for a, t, _ in code)
+    for a in range(clock + 16, last + 16, 16):
+        if re.search(rf"\bR({dest}|{dest + 1})\b", text[a]):
+            raise ValueError(f"{fn}: {text[a]!r} at {a:#x} uses the clock's registers")
+    words = [bytes(elf[off + a:off + a + 16]) for a in range(clock, last + 16, 16)]
+    moved = words[1:] + [words[0]]
+    for i, w in enumerate(moved[:-1]):
+        if re.match(r"(@!?P\d+ )?BRA ", text[clock + 16 * (i + 1)]):
+            lo, hi = struct.unpack("<QQ", w)
+            moved[i] = struct.pack("<QQ", lo + (4 << 16), hi)  # 16 bytes further: the word offset + 4
+    lo, hi = struct.unpack("<QQ", moved[-1])
+    moved[-1] = struct.pack("<QQ", lo, hi | (1 << (WAIT_SHIFT + board)))
+    for i, w in enumerate(moved):
+        elf[off + clock + 16 * i:off + clock + 16 * (i + 1)] = w
+    return {"clock_from": clock, "clock_to": last, "waits_on": board}
+
+
+def check(fn: str, before: list, after: list, moved: dict) -> None:
+    """The patched kernel is the original with only the clock moved (and waiting on the loads)."""
+    a, b = moved["clock_from"], moved["clock_to"]
+    old = [(x, t, c) for x, t, c in before]
+    want = []
+    for x, t, c in old:
+        if a < x <= b:
+            want.append((x - 16, t, c))
+        elif x == a:
+            want.append((b, t, c | (1 << (11 + moved["waits_on"]))))
+        else:
+            want.append((x, t, c))
+    want.sort()
+    if want != sorted(after):
+        bad = [(w, g) for w, g in zip(want, sorted(after)) if w != g][:3]
+        raise RuntimeError(f"{fn}: the patched SASS is not the original with the clock moved: {bad}")
+
+
+def build(folder: Path) -> dict:
+    """Original and patched cubins of the three s4 timing modules in ``folder``; per kernel what moved."""
+    from warpsim.timing import sass_profile
+    folder.mkdir(parents=True, exist_ok=True)
+    ptxas = shutil.which("ptxas") or "ptxas"
+    version = subprocess.run([ptxas, "--version"], capture_output=True, text=True).stdout.strip().splitlines()[-1]
+    done = {"ptxas": version, "kernels": {}}
+    for form in FORMS:
+        orig, patched = folder / f"{form}.cubin", folder / f"{form}_loop_start.cubin"
+        subprocess.run([ptxas, "-arch=sm_90a", str(HERE / "kernels" / f"timing_{form}.ptx"), "-o", str(orig)],
+                       check=True)
+        before = disassemble(orig)
+        for fn, code in before.items():  # the recorded kernels' SASS on file (the driver's JIT output)
+            on_file = REPO / "traces" / "h100" / "sass" / f"timing_{fn}.sass"
+            if on_file.exists() and sass_profile.parse_sass(on_file.read_text())[fn] != code:
+                raise RuntimeError(f"{fn}: ptxas ({version}) does not make the SASS of {on_file}")
+        elf = bytearray(orig.read_bytes())
+        moves = {f"{form}_ilp{i}": patch_kernel(elf, f"{form}_ilp{i}", before[f"{form}_ilp{i}"]) for i in ILPS}
+        patched.write_bytes(bytes(elf))
+        after = disassemble(patched)
+        for fn, mv in moves.items():
+            check(fn, before[fn], after[fn], mv)
+        done["kernels"].update(moves)
+    write_atomic(folder / "build.json", json.dumps(done, indent=1))
+    return done
+
+
+def device(out: Path, folder: Path, launches: int, alternate: bool) -> None:
+    import cupy as cp
+    import numpy as np
+    from warpsim import tracefile
+    built = json.loads((folder / "build.json").read_text())
+    rows = []
+    for form in FORMS:
+        inp = tracefile.read_trace(REPO / "traces" / "h100" / "timing" / f"{form}.npz").arrays["input"]
+        d_in = cp.asarray(inp)
+        mods = {k: cp.RawModule(path=str(folder / f"{form}{s}.cubin"))
+                for k, s in (("patched", "_loop_start"), ("original", ""))}
+        mods["ptx"] = cp.RawModule(path=str(HERE / "kernels" / f"timing_{form}.ptx"))  # as capture.py loads it
+        d_s, d_e, d_sm = cp.zeros(16, cp.uint64), cp.zeros(16, cp.uint64), cp.zeros(16, cp.uint32)
+        d_sink = cp.zeros(16 * 32 * 16, cp.uint32)
+        for ilp in ILPS:
+            fns = {k: m.get_function(f"{form}_ilp{ilp}") for k, m in mods.items()}
+            for w in WARPS:
+                n = 3 if w == 1 else launches
+                order = [(rep, kind) for rep in range(n) for kind in fns] if alternate else \
+                    [(rep, kind) for kind in fns for rep in range(n)]
+                for rep, kind in order:
+                    d_s.fill(0), d_e.fill(0), d_sm.fill(0)
+                    fns[kind]((1,), (32 * w,), (d_in, d_s, d_e, d_sm, d_sink, np.int32(REPS)))
+                    cp.cuda.runtime.deviceSynchronize()
+                    rows.append({"form": form, "ilp": ilp, "warps": w, "repeat": rep, "kernel": kind,
+                                 "start": cp.asnumpy(d_s)[:w].tolist(), "end": cp.asnumpy(d_e)[:w].tolist(),
+                                 "smid": cp.asnumpy(d_sm)[:w].tolist()})
+            print(form, ilp, "done", flush=True)
+    doc = {"how": __doc__.strip().splitlines()[0] + " traces/capture/loop_start_sass.py --device, CuPy "
+                  f"{cp.__version__}, {cp.cuda.runtime.getDeviceProperties(0)['name'].decode()}, reps {REPS}; "
+                  "'patched': start = the loop start, 'original': the recorded kernel's cubin (start before the loads), 'ptx': its PTX, loaded "
+                  "as capture.py loads it; "
+                  + ("each launch of one beside one of the other" if alternate else
+                     "the launches of one configuration of a kernel one after another, as capture.py makes them"),
+           "alternate": alternate,
+           "build": built, "rows": rows}
+    write_atomic(out / f"loop_start_sass{'_alternate' if alternate else ''}.json", json.dumps(compact(doc), separators=(",", ":")))
+
+
+def compact(doc: dict) -> dict:
+    """``doc`` with each row's clocks relative to its first start (``t0``) and one ``smid`` (every warp of the
+    CTA runs on one SM)."""
+    rows = []
+    for r in doc["rows"]:
+        t0, sms = min(r["start"]), set(r["smid"])
+        if len(sms) != 1:
+            raise ValueError(f"a CTA on several SMs: {r}")
+        rows.append({**{k: r[k] for k in ("form", "ilp", "warps", "repeat", "kernel")}, "t0": t0, "smid": sms.pop(),
+                     "start": [x - t0 for x in r["start"]], "end": [x - t0 for x in r["end"]]})
+    return {**doc, "rows": rows}
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--cubins", type=Path, required=True, metavar="DIR")
+    ap.add_argument("--device", type=Path, metavar="OUT")
+    ap.add_argument("--launches", type=int, default=10)
+    ap.add_argument("--alternate", action="store_true",
+                    help="launch the patched and the original kernel in turn (default: each one's launches together)")
+    args = ap.parse_args(argv)
+    if args.device:
+        device(args.device, args.cubins, args.launches, args.alternate)
+    else:
+        for fn, mv in build(args.cubins)["kernels"].items():
+            print(f"{fn}: CS2R {mv['clock_from']:#06x} -> {mv['clock_to']:#06x}, waits on scoreboard {mv['waits_on']}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
