@@ -652,19 +652,74 @@ def test_s4_pair_mode_follows_the_measured_loop_start_offset():
 def test_s4_pair_mode_shares_follow_the_warp_count_in_two_sessions():
     """The s4 timing traces recorded again in another session (traces/h100/s4_again.json: 10 launches of
     each several-warp run, not 2): which mode a pair of sp_s4_k64 ILP 1 warps takes is not the same in every
-    launch, but how often is a property of the CTA's warps, the same in both sessions: with 5 warps in phase
-    (2 of 2, 9 of 10), with 8-10 out of phase (17 of 18, 86 of 90), 6-7 warps mixed. So the recorded 8- and
-    9-warp runs, where the replay's one greedy mode is 5-6 % long, are the H100's usual behaviour there, not
-    an unlucky capture; what sets the offsets that pick the mode (the operand loads' return) is not modelled."""
+    launch, but how often is, for launches in capture.py's order, a property of the CTA's warps, the same in
+    both sessions: with 5 warps in phase (2 of 2, 9 of 10), with 8-10 out of phase (17 of 18, 86 of 90), 6-7
+    warps mixed. (Launched between other kernels they run otherwise: the next test.)"""
     from warpsim.timing import pair_modes
     per_launch = {5: 1, 6: 2, 7: 3, 8: 4, 9: 3, 10: 2}  # sub-partitions holding exactly two of the warps
-    for folder, launches in ((pair_modes.TIMING, 2), (pair_modes.AGAIN, 10)):
+    for folder, launches in ((pair_modes.TIMING, 2), (pair_modes.AGAIN, 10), (pair_modes.SASS, 10)):
         got = pair_modes.out_of_phase("sp_s4_k64", 1, folder)
         assert {w: k for w, (_, k) in got.items()} == {w: launches * n for w, n in per_launch.items()}
         assert got[5][0] <= 0.1 * got[5][1]
         out, pairs = (sum(got[w][i] for w in (8, 9, 10)) for i in (0, 1))
-        assert out >= 0.9 * pairs
+        assert out >= 0.85 * pairs
         assert 0 < got[7][0] < got[7][1]
+
+
+def test_s4_pair_mode_is_set_by_the_loop_start_offset_and_the_launch_order():
+    """traces/h100/loop_start_sass.json (traces/capture/loop_start_sass.py): the recorded sp_s4_k64 kernels,
+    their start clock moved in the SASS to where the loop's operands are back, the loop unchanged. In
+    capture.py's order (each configuration's launches one after another) the recorded kernel runs as in the
+    timing trace (8 and 9 warps within 0.1 %), the pairs of 7-10 warps start their loops 63 cycles apart and
+    every pair 63 apart runs out of phase. Launched in turn with other kernels (loop_start_sass_alternate.json)
+    the same kernel starts its pairs 26-39 cycles apart and they run in phase: 8 warps 10 % slower. The
+    replay, with one mode between the two, is 5-6 % long of the first and within 3 % of the second."""
+    from warpsim.timing import pair_modes
+    from warpsim.replay_timing import TimingRunner, measured
+    tr = read_trace(os.path.join(pair_modes.TIMING, "sp_s4_k64.npz"))
+    for w in (8, 9):
+        assert abs(pair_modes.run_cycles("sp_s4_k64", 1, w) / measured(tr, 1, w, 32) - 1) < 0.001
+    cut = pair_modes.split("sp_s4_k64", 1)
+    patched = pair_modes.measured("sp_s4_k64", 1, pair_modes.SASS, "patched")
+    at63 = [p["ratio"] for p in patched if abs(p["offset"]) == 63]
+    assert len(at63) >= 80 and all(r < cut for r in at63)
+    starts = pair_modes.loop_starts("sp_s4_k64", 1)
+    assert all(np.median(starts[w]) == 63 for w in (7, 8, 9, 10)) and np.median(starts[5]) < 25
+    alt = pair_modes.out_of_phase("sp_s4_k64", 1, pair_modes.SASS_ALTERNATE)
+    assert alt[8] == (0, 40) and sum(alt[w][0] for w in (8, 9, 10)) <= 0.15 * sum(alt[w][1] for w in (8, 9, 10))
+    assert all(25 <= np.median(v) <= 40 for w, v in pair_modes.loop_starts(
+        "sp_s4_k64", 1, pair_modes.SASS_ALTERNATE).items() if w >= 7)
+    run = TimingRunner(tr)
+    for w in (8, 9):
+        sim = float(np.mean(run.run(1, w, 32)))
+        here, between = (pair_modes.run_cycles("sp_s4_k64", 1, w, p)
+                         for p in (pair_modes.SASS, pair_modes.SASS_ALTERNATE))
+        assert sim > 1.05 * here and abs(sim / between - 1) < 0.03
+    assert pair_modes.run_cycles("sp_s4_k64", 1, 8, pair_modes.SASS_ALTERNATE) > 1.09 * pair_modes.run_cycles(
+        "sp_s4_k64", 1, 8)
+
+
+def test_loop_start_sass_patch_plan_and_check():
+    """traces/capture/loop_start_sass.py on the recorded SASS (traces/h100/sass): the start clock's CS2R goes
+    after the last operand LDG and waits on their scoreboard; a patched kernel that is not the original with
+    only that moved is refused."""
+    import importlib.util
+    path = os.path.join(os.path.dirname(__file__), "..", "traces", "capture", "loop_start_sass.py")
+    spec = importlib.util.spec_from_file_location("loop_start_sass", path)
+    lss = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(lss)
+    from warpsim.timing import sass_profile
+    sass = os.path.join(os.path.dirname(__file__), "..", "traces", "h100", "sass")
+    code = sass_profile.parse_sass(open(os.path.join(sass, "timing_sp_s4_k64_ilp1.sass")).read())["sp_s4_k64_ilp1"]
+    assert lss.plan(code) == (0xC0, 0x150, 5)
+    moved = {"clock_from": 0xC0, "clock_to": 0x150, "waits_on": 5}
+    after = [((a - 16 if 0xC0 < a <= 0x150 else 0x150 if a == 0xC0 else a), t,
+              c | (1 << 16) if a == 0xC0 else c) for a, t, c in code]
+    lss.check("sp_s4_k64_ilp1", code, after, moved)
+    with pytest.raises(RuntimeError, match="not the original with the clock moved"):
+        lss.check("sp_s4_k64_ilp1", code, code, moved)
+    dense = sass_profile.parse_sass(open(os.path.join(sass, "timing_dense_s4_k64_ilp1.sass")).read())
+    assert lss.plan(dense["dense_s4_k64_ilp1"]) == (0xC0, 0x160, 5)
 
 
 def test_s4_again_file_keeps_what_pair_modes_reads(tmp_path):

@@ -173,15 +173,15 @@ def device(out: Path, folder: Path, launches: int, alternate: bool) -> None:
                                  "start": cp.asnumpy(d_s)[:w].tolist(), "end": cp.asnumpy(d_e)[:w].tolist(),
                                  "smid": cp.asnumpy(d_sm)[:w].tolist()})
             print(form, ilp, "done", flush=True)
+    how = ("each launch of one kernel beside one of each other" if alternate else
+           "the launches of one configuration of a kernel one after another, as capture.py makes them")
     doc = {"how": __doc__.strip().splitlines()[0] + " traces/capture/loop_start_sass.py --device, CuPy "
                   f"{cp.__version__}, {cp.cuda.runtime.getDeviceProperties(0)['name'].decode()}, reps {REPS}; "
-                  "'patched': start = the loop start, 'original': the recorded kernel's cubin (start before the loads), 'ptx': its PTX, loaded "
-                  "as capture.py loads it; "
-                  + ("each launch of one beside one of the other" if alternate else
-                     "the launches of one configuration of a kernel one after another, as capture.py makes them"),
-           "alternate": alternate,
-           "build": built, "rows": rows}
-    write_atomic(out / f"loop_start_sass{'_alternate' if alternate else ''}.json", json.dumps(compact(doc), separators=(",", ":")))
+                  "'patched': start = the loop start, 'original': the recorded kernel's cubin (start before the "
+                  f"loads), 'ptx': its PTX, loaded as capture.py loads it; {how}",
+           "alternate": alternate, "build": built, "rows": rows}
+    name = f"loop_start_sass{'_alternate' if alternate else ''}.json"
+    write_atomic(out / name, json.dumps(compact(doc), separators=(",", ":")))
 
 
 def compact(doc: dict) -> dict:

@@ -29,16 +29,30 @@ read added once the operands are back, which moves ptxas's loads before the star
 loops' SASS in places, so the pair times are those of other kernels): the loads spread the loop starts of
 a pair by 5-99 cycles, and the offset picks the mode. sp_s4_k64 ILP 1: every pair started 60 or more
 cycles apart runs out of phase (1.36-1.40 x one warp), all but 3 of the 27 started at most 42 apart in
-phase (1.495 x), 51-55 either way. Replaying those kernels with their measured offsets needs their SASS
-(the driver's JIT output), not on file.
+phase (1.495 x), 51-55 either way. Their loops are not the recorded ones; the recorded kernels are measured
+below.
 
 Recorded again in another session (``traces/h100/s4_again.json``, :func:`write_again`: the three s4 timing
-traces, 10 launches of each several-warp run), the pairs take the same modes, and how often each is a
-property of the CTA's warps (:func:`out_of_phase`): sp_s4_k64 ILP 1 with 5 warps in phase (2 of 2 pairs, 9
-of 10), with 8-10 out of phase (17 of 18, 86 of 90), with 6-7 mixed; sp_s4_k128 ILP 1 mostly in phase. The
-recorded 8- and 9-warp runs are the H100's usual behaviour, not an unlucky capture.
+traces, 10 launches of each several-warp run), the pairs take the same modes, as often (:func:`out_of_phase`):
+sp_s4_k64 ILP 1 with 5 warps in phase (2 of 2, 9 of 10), with 8-10 out of phase (17 of 18, 86 of 90), with
+6-7 mixed; sp_s4_k128 ILP 1 mostly in phase.
+
+The recorded kernels themselves, measured (``traces/h100/loop_start_sass.json``,
+``traces/capture/loop_start_sass.py``: the cubin of the recorded PTX with the start clock's CS2R moved in
+the SASS to after the operand loads, waiting on them; the loop unchanged): launched as capture.py launches
+them (each configuration's launches one after another), the unpatched kernel runs as in the timing trace
+(8 and 9 warps within 0.02 %), and the patched one shows the pairs of sp_s4_k64 ILP 1 with 7-10 warps
+starting their loops 63 cycles apart (5 warps: 18), and every pair 63 apart out of phase (85 of 85).
+Launched in turn with other kernels (``loop_start_sass_alternate.json``) the same kernels start the warps
+differently: pairs 26-39 cycles apart, nearly all in phase (8 warps: 0 of 40 out of phase), 8 warps 9.5 %
+slower, and there the replay's one mode is within 3 % (:func:`launch_order`). So the mode, and the recorded
+8- and 9-warp times, depend on the launches before: a state of the SM that the trace does not hold, as the L1's
+is for the sparse fp8 loops. sass_sim's yield policy has a window of loop-start offsets that put a pair out
+of phase too, but elsewhere (sp_s4_k64 ILP 1: 156-180 cycles, the H100 57-63), and no one shift of the
+offsets fits the five loops.
 
     python -m warpsim.timing.pair_modes       # the H100's pair times beside the replay's modes
+    python -m warpsim.timing.pair_modes --launch-order       # the pairs' modes by launch order (loop_start_sass)
     python -m warpsim.timing.pair_modes --write-again DIR    # s4_again.json from re-recorded s4 traces
 """
 from __future__ import annotations
@@ -57,6 +71,10 @@ LOOP_START = os.path.join(os.path.dirname(__file__), "..", "..", "traces", "h100
 #: the start and end clocks of the three s4 timing traces recorded again in another session (2026-11-23; 10
 #: launches of each several-warp run), written by :func:`write_again` (not timing traces: the replay skips them)
 AGAIN = os.path.join(os.path.dirname(__file__), "..", "..", "traces", "h100", "s4_again.json")
+#: the recorded s4 kernels run again with the start clock moved to the loop start in their SASS
+#: (traces/capture/loop_start_sass.py): launches in capture.py's order, and alternating between kernels
+SASS = os.path.join(os.path.dirname(__file__), "..", "..", "traces", "h100", "loop_start_sass.json")
+SASS_ALTERNATE = os.path.join(os.path.dirname(__file__), "..", "..", "traces", "h100", "loop_start_sass_alternate.json")
 RUN_KEYS = ("run_ilp", "run_warps", "run_reps", "run_repeat", "start", "end")
 #: (form, ILP) of the s4 loops compared
 LOOPS = (("sp_s4_k64", 1), ("sp_s4_k128", 1), ("dense_s4_k64", 1), ("sp_s4_k64", 4), ("dense_s4_k64", 4))
@@ -67,12 +85,13 @@ OFFSETS = (0, 120, 170)
 REPS = 32
 
 
-def measured(form: str, ilp: int, folder: str = TIMING) -> list:
-    """The recorded pairs of ``form`` at ``ilp`` (reps 32, 5-10 warps) in ``folder`` (of timing traces, or a
-    file of :func:`write_again`): per sub-partition that holds exactly two warps ``{"warps", "repeat", "sp",
-    "offset", "ratio"}``, ratio = the pair's mean time (end - start) over the median one-warp time (repeats
-    >= 1)."""
-    a = _again(form, folder) if folder.endswith(".json") else \
+def measured(form: str, ilp: int, folder: str = TIMING, kernel: str = "ptx") -> list:
+    """The recorded pairs of ``form`` at ``ilp`` (reps 32, 5-10 warps) in ``folder`` (of timing traces, a
+    file of :func:`write_again`, or one of loop_start_sass.py with its ``kernel``: ``ptx``, ``original`` or
+    ``patched``): per sub-partition that holds exactly two warps ``{"warps", "repeat", "sp", "offset",
+    "ratio"}``, offset = the second warp's start clock less the first's, ratio = the pair's mean time (end -
+    start) over the median one-warp time (repeats >= 1)."""
+    a = _json_runs(form, folder, kernel) if folder.endswith(".json") else \
         tracefile.read_trace(os.path.join(folder, f"{form}.npz")).arrays
     dur = a["end"].astype(np.int64) - a["start"].astype(np.int64)
     start = a["start"].astype(np.int64)
@@ -90,15 +109,24 @@ def measured(form: str, ilp: int, folder: str = TIMING) -> list:
     return out
 
 
-def _again(form: str, path: str = AGAIN) -> dict:
-    """The arrays of ``form`` in a file of :func:`write_again` (those of a timing trace that :func:`measured`
-    reads)."""
+def _json_runs(form: str, path: str, kernel: str = "ptx") -> dict:
+    """The arrays of ``form`` (those of a timing trace that :func:`measured` reads) in a file of
+    :func:`write_again` or of loop_start_sass.py (the launches of its ``kernel``)."""
     with open(path) as fh:
         try:
-            runs = json.load(fh)["forms"][form]
-            return {k: np.array(runs[k], np.int64) for k in RUN_KEYS}
-        except (json.JSONDecodeError, KeyError) as err:
-            raise ValueError(f"{path}: not a file of write_again ({err!r})") from None
+            doc = json.load(fh)
+            if "forms" in doc:
+                runs = doc["forms"][form]
+                return {k: np.array(runs[k], np.int64) for k in RUN_KEYS}
+            rows = [r for r in doc["rows"] if (r["form"], r["kernel"]) == (form, kernel)]
+            if not rows:
+                raise KeyError(f"no runs of {form} ({kernel})")
+            pad = [[*r[k], *[0] * (16 - len(r[k]))] for r in rows for k in ("start", "end")]
+            return {"run_ilp": np.array([r["ilp"] for r in rows]), "run_warps": np.array([r["warps"] for r in rows]),
+                    "run_reps": np.full(len(rows), REPS), "run_repeat": np.array([r["repeat"] for r in rows]),
+                    "start": np.array(pad[0::2], np.int64), "end": np.array(pad[1::2], np.int64)}
+        except (json.JSONDecodeError, KeyError, TypeError) as err:
+            raise ValueError(f"{path}: not a file of write_again or loop_start_sass.py ({err!r})") from None
 
 
 def write_again(folder: str, path: str = AGAIN) -> None:
@@ -135,17 +163,20 @@ def _pairs(warps: int) -> list:
     return [(sp, ws) for sp in range(4) if len(ws := list(range(sp, warps, 4))) == 2]
 
 
-def out_of_phase(form: str, ilp: int, folder: str = TIMING, split: float | None = None) -> dict:
-    """``{warps: (pairs out of phase, pairs)}`` of the recorded runs in ``folder``: a pair is out of phase when
-    its ratio is below ``split`` (default: half way between the yield policy's in-phase and out-of-phase
-    modes of the loop, :func:`modes`)."""
-    if split is None:
-        m = modes(form, ilp)
-        split = (m[OFFSETS[0]] + m[OFFSETS[-1]]) / 2
+def split(form: str, ilp: int) -> float:
+    """Half way between the yield policy's in-phase and out-of-phase modes of the loop (:func:`modes`)."""
+    m = modes(form, ilp)
+    return (m[OFFSETS[0]] + m[OFFSETS[-1]]) / 2
+
+
+def out_of_phase(form: str, ilp: int, folder: str = TIMING, kernel: str = "ptx") -> dict:
+    """``{warps: (pairs out of phase, pairs)}`` of the recorded runs in ``folder`` (:func:`measured`): a pair
+    is out of phase when its ratio is below :func:`split`."""
+    cut = split(form, ilp)
     got: dict = {}
-    for p in measured(form, ilp, folder):
+    for p in measured(form, ilp, folder, kernel):
         n, k = got.get(p["warps"], (0, 0))
-        got[p["warps"]] = (n + (p["ratio"] < split), k + 1)
+        got[p["warps"]] = (n + (p["ratio"] < cut), k + 1)
     return dict(sorted(got.items()))
 
 
@@ -201,9 +232,47 @@ def table(folder: str = TIMING) -> list:
     return rows
 
 
+#: the launches compared by :func:`launch_order`: (label, file or folder, kernel)
+LAUNCHES = (("timing trace", TIMING, "ptx"), ("s4_again", AGAIN, "ptx"), ("capture's order", SASS, "ptx"),
+            ("alternating", SASS_ALTERNATE, "ptx"))
+
+
+def run_cycles(form: str, ilp: int, warps: int, path: str = SASS, kernel: str = "ptx") -> float:
+    """A run's cycles as ``warpsim replay`` measures them (the median over launches after the first of the
+    warps' mean end - start) in a file of :func:`write_again` or loop_start_sass.py."""
+    a = _json_runs(form, path, kernel)
+    rows = np.flatnonzero((a["run_ilp"] == ilp) & (a["run_warps"] == warps) & (a["run_reps"] == REPS)
+                          & (a["run_repeat"] > 0))
+    return float(np.median([np.mean(a["end"][r, :warps] - a["start"][r, :warps]) for r in rows]))
+
+
+def loop_starts(form: str, ilp: int, path: str = SASS) -> dict:
+    """``{warps: [|loop-start offset| of each pair]}`` of the patched kernel in a loop_start_sass.py file."""
+    got: dict = {}
+    for p in measured(form, ilp, path, "patched"):
+        got.setdefault(p["warps"], []).append(abs(p["offset"]))
+    return got
+
+
+def launch_order(form: str = "sp_s4_k64", ilp: int = 1) -> list:
+    """Per :data:`LAUNCHES` ``(label, {warps: (pairs out of phase, pairs)})``, then the patched kernel's
+    median loop-start offsets in capture's order and alternating."""
+    rows = [(label, out_of_phase(form, ilp, path, kernel)) for label, path, kernel in LAUNCHES]
+    for label, path in (("loop starts, capture's order", SASS), ("loop starts, alternating", SASS_ALTERNATE)):
+        rows.append((label, {w: int(np.median(v)) for w, v in sorted(loop_starts(form, ilp, path).items())}))
+    return rows
+
+
 def main(argv=None) -> int:
     if argv and argv[0] == "--write-again":
         write_again(argv[1])
+        return 0
+    if argv and argv[0] == "--launch-order":
+        for form, ilp in LOOPS[:2]:
+            print(f"{form} ILP {ilp}: pairs out of phase by warps (5-10), and the median loop-start offset")
+            for label, got in launch_order(form, ilp):
+                cells = [f"{v[0]}/{v[1]}" if isinstance(v, tuple) else str(v) for v in got.values()]
+                print(f"  {label:<30} " + "  ".join(f"{c:>6}" for c in cells))
         return 0
     print(f"{'loop':<20} {'H100 pairs (x one warp)':<34} {'greedy':>7}  yield modes (loop-start offset: x)")
     for r in table():
