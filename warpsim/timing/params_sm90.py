@@ -273,7 +273,10 @@ TABLE = {
             # (T/dense_s4_k64:ilp4 warps 8 +11.3 %, T/sp_s4_k64:ilp1 warps 8-13 +6..+10 %), with ``hold`` 2
             # 247; with one stagger for all launches 122-132 of the 138 s4 runs instead of 133. The H100's
             # loop-start offsets are set by when each warp's operand loads return (after the start clock) and
-            # are not recorded, so it stays off. An aging rule tried
+            # are not recorded, so it stays off; measured in the recorded kernels' SASS, they and the modes
+            # follow the launches before (traces/h100/loop_start_sass*.json: T/sp_s4_k64:ilp1 warps 8 out of
+            # phase after launches of itself, in phase and 9.5 % slower between other kernels, where this
+            # policy is within 3 %; warpsim.timing.pair_modes). An aging rule tried
             # instead (a warp ready for 8 cycles goes first after a yielding instruction; an experiment, not
             # kept) put 261 within 5 % but let the probe run at 19 cycles a step: a fit the H100 contradicts.
             "hold": 2,
