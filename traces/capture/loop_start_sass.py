@@ -58,6 +58,7 @@ def _text_section(elf: bytes, fn: str) -> tuple[int, int]:
 
 
 def disassemble(cubin: Path) -> dict:
+    """``sass_profile.parse_sass`` of cuobjdump's SASS of ``cubin``."""
     from warpsim.timing import sass_profile
     out = subprocess.run([sass_profile._tool("cuobjdump"), "-sass", str(cubin)], capture_output=True, text=True,
                          check=True).stdout
@@ -82,8 +83,8 @@ def patch_kernel(elf: bytearray, fn: str, code: list) -> dict:
     """Move ``fn``'s start clock after its operand loads in ``elf`` (in place); what moved."""
     clock, last, board = plan(code)
     off, _ = _text_section(bytes(elf), fn)
-    dest = int(re.match(r"CS2R R(\d+)", dict((a, t) for a, t, _ in code)[clock]).group(1))
-    text = dict((a, t) for a, t, _ in code)
+    text = {a: t for a, t, _ in code}
+    dest = int(re.match(r"CS2R R(\d+)", text[clock]).group(1))
     for a in range(clock + 16, last + 16, 16):
         if re.search(rf"\bR({dest}|{dest + 1})\b", text[a]):
             raise ValueError(f"{fn}: {text[a]!r} at {a:#x} uses the clock's registers")
@@ -103,9 +104,8 @@ def patch_kernel(elf: bytearray, fn: str, code: list) -> dict:
 def check(fn: str, before: list, after: list, moved: dict) -> None:
     """The patched kernel is the original with only the clock moved (and waiting on the loads)."""
     a, b = moved["clock_from"], moved["clock_to"]
-    old = [(x, t, c) for x, t, c in before]
     want = []
-    for x, t, c in old:
+    for x, t, c in before:
         if a < x <= b:
             want.append((x - 16, t, c))
         elif x == a:
