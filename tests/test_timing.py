@@ -699,6 +699,29 @@ def test_s4_pair_mode_is_set_by_the_loop_start_offset_and_the_launch_order():
         "sp_s4_k64", 1, 8)
 
 
+def test_s4_pair_mode_follows_whether_the_kernels_code_is_cached():
+    """traces/h100/loop_start_sass_before.json: sp_s4_k64 ILP 1 with 8 and 9 warps, each launch right after one
+    of another kind. After nothing, a tiny kernel, the L1 reset (200 KB of shared memory on every SM) or itself
+    with one warp, the recorded kernel runs as in the timing trace (within 0.1 %, pairs out of phase, loops
+    starting 63 cycles apart); after the code of another s4 kernel (another function of its module, another
+    module, the patched copy) its pairs run mostly in phase, loops 33-39 apart, 4-7 % slower. What the launch
+    before leaves in the SM's instruction caches, not in its L1, picks the mode."""
+    from warpsim.timing import pair_modes
+    from warpsim.replay_timing import measured
+    got = pair_modes.after()
+    tr = read_trace(os.path.join(pair_modes.TIMING, "sp_s4_k64.npz"))
+    for w in (8, 9):
+        trace = measured(tr, 1, w, 32)
+        for before in ("none", "tiny", "l1_reset", "one_warp"):
+            out, pairs, _, cycles = got[(w, "ptx", before)]
+            assert out >= 0.9 * pairs and abs(cycles / trace - 1) < 0.001
+            assert got[(w, "patched", before)][2] == 63
+        for before in ("patched", "other_function", "other_module"):
+            out, pairs, _, cycles = got[(w, "ptx", before)]
+            assert out <= 0.4 * pairs and cycles > 1.04 * trace
+            assert 30 <= got[(w, "patched", before)][2] <= 40
+
+
 def test_loop_start_sass_patch_plan_and_check():
     """traces/capture/loop_start_sass.py on the recorded SASS (traces/h100/sass): the start clock's CS2R goes
     after the last operand LDG and waits on their scoreboard; a patched kernel that is not the original with

@@ -3,6 +3,7 @@
 
     python traces/capture/loop_start_sass.py --cubins DIR              # ptxas + patch + check (no GPU)
     python traces/capture/loop_start_sass.py --device OUT --cubins DIR # on the GPU (CuPy): OUT/loop_start_sass.json
+    python traces/capture/loop_start_sass.py --device OUT --cubins DIR --before --launches 12
 
 ptxas reads the start clock of the s4 timing kernels (kernels/timing_{sp_s4_k64,sp_s4_k128,dense_s4_k64}.ptx)
 before the loads of the loop's operands; the first CALL of the loop waits on them, so a warp starts its loop
@@ -18,7 +19,9 @@ On the device, the patched and the original cubins (and the original PTX, loaded
 run the recorded runs' configurations (ILP 1 and 4, 1-16 warps, reps 32, the input of the recorded timing
 trace), one-warp runs 3 launches, several-warp runs ``--launches`` (10) launches each: the launches of one
 configuration of one kernel one after another (as capture.py records them), or with ``--alternate`` each
-launch of one kernel beside one of each other. Summarised by ``warpsim.timing.pair_modes``.
+launch of one kernel beside one of each other. With ``--before`` (``OUT/loop_start_sass_before.json``): sp_s4_k64
+ILP 1 with 8 and 9 warps, each launch right after one launch of each kind in :data:`BEFORE`. Summarised by
+``warpsim.timing.pair_modes``.
 """
 from __future__ import annotations
 
@@ -184,6 +187,64 @@ def device(out: Path, folder: Path, launches: int, alternate: bool) -> None:
     write_atomic(out / name, json.dumps(compact(doc), separators=(",", ":")))
 
 
+TINY = r"""
+extern "C" __global__ void tiny(unsigned* sink) { if (threadIdx.x == 0) sink[blockIdx.x] = clock(); }
+"""
+#: --before: what runs just before each launch of the measured sp_s4_k64 ILP 1 kernel
+BEFORE = ("none", "patched", "other_function", "other_module", "tiny", "l1_reset", "one_warp")
+
+
+def before(out: Path, folder: Path, launches: int, warps=(8, 9)) -> None:
+    """sp_s4_k64 ILP 1 (its PTX as capture.py loads it, and the patched cubin) with ``warps`` warps, each launch
+    right after one launch of each of :data:`BEFORE`: nothing, the other of the two, sp_s4_k64 ILP 4 (the same
+    module), dense_s4_k64 ILP 1 (another module), a one-thread-block kernel of a few instructions, capture.py's
+    L1 reset on every SM, the same kernel with one warp."""
+    import cupy as cp
+    import numpy as np
+    from capture import l1_resetter
+    from warpsim import tracefile
+    inp = {f: cp.asarray(tracefile.read_trace(REPO / "traces" / "h100" / "timing" / f"{f}.npz").arrays["input"])
+           for f in ("sp_s4_k64", "dense_s4_k64")}
+    ptx = {f: cp.RawModule(path=str(HERE / "kernels" / f"timing_{f}.ptx")) for f in inp}
+    fns = {"ptx": ptx["sp_s4_k64"].get_function("sp_s4_k64_ilp1"),
+           "patched": cp.RawModule(path=str(folder / "sp_s4_k64_loop_start.cubin")).get_function("sp_s4_k64_ilp1")}
+    d_s, d_e, d_sm = cp.zeros(16, cp.uint64), cp.zeros(16, cp.uint64), cp.zeros(16, cp.uint32)
+    d_sink = cp.zeros(16 * 32 * 16, cp.uint32)
+
+    def timing(fn, form, w):
+        fn((1,), (32 * w,), (inp[form], d_s, d_e, d_sm, d_sink, np.int32(REPS)))
+
+    tiny = cp.RawModule(code=TINY).get_function("tiny")
+    reset = l1_resetter(cp)
+    rows = []
+    for w in warps:
+        runs = {"none": lambda: None, "other_function": lambda: timing(
+                    ptx["sp_s4_k64"].get_function("sp_s4_k64_ilp4"), "sp_s4_k64", w),
+                "other_module": lambda: timing(ptx["dense_s4_k64"].get_function("dense_s4_k64_ilp1"),
+                                               "dense_s4_k64", w),
+                "tiny": lambda: tiny((1,), (32,), (d_sink,)), "l1_reset": reset}
+        for kind, fn in fns.items():
+            other = fns["patched" if kind == "ptx" else "ptx"]
+            runs.update(patched=lambda: timing(other, "sp_s4_k64", w), one_warp=lambda: timing(fn, "sp_s4_k64", 1))
+            for what in BEFORE:
+                for rep in range(launches):
+                    runs[what]()
+                    d_s.fill(0), d_e.fill(0), d_sm.fill(0)
+                    timing(fn, "sp_s4_k64", w)
+                    cp.cuda.runtime.deviceSynchronize()
+                    rows.append({"form": "sp_s4_k64", "ilp": 1, "warps": w, "repeat": rep, "kernel": kind,
+                                 "before": what, "start": cp.asnumpy(d_s)[:w].tolist(),
+                                 "end": cp.asnumpy(d_e)[:w].tolist(), "smid": cp.asnumpy(d_sm)[:w].tolist()})
+        print(w, "warps done", flush=True)
+    doc = {"how": __doc__.strip().splitlines()[0] + " traces/capture/loop_start_sass.py --before, CuPy "
+                  f"{cp.__version__}, {cp.cuda.runtime.getDeviceProperties(0)['name'].decode()}, reps {REPS}; "
+                  "sp_s4_k64 ILP 1 ('ptx': as capture.py loads it, 'patched': its start clock the loop start), each "
+                  "launch right after one launch of 'before': none, the other of the two, sp_s4_k64 ILP 4 (same "
+                  "module), dense_s4_k64 ILP 1 (another module), a tiny kernel, the L1 reset, itself with one warp",
+           "build": json.loads((folder / "build.json").read_text()), "rows": rows}
+    write_atomic(out / "loop_start_sass_before.json", json.dumps(compact(doc), separators=(",", ":")))
+
+
 def compact(doc: dict) -> dict:
     """``doc`` with each row's clocks relative to its first start (``t0``) and one ``smid`` (every warp of the
     CTA runs on one SM)."""
@@ -192,7 +253,8 @@ def compact(doc: dict) -> dict:
         t0, sms = min(r["start"]), set(r["smid"])
         if len(sms) != 1:
             raise ValueError(f"a CTA on several SMs: {r}")
-        rows.append({**{k: r[k] for k in ("form", "ilp", "warps", "repeat", "kernel")}, "t0": t0, "smid": sms.pop(),
+        keys = ("form", "ilp", "warps", "repeat", "kernel", "before")
+        rows.append({**{k: r[k] for k in keys if k in r}, "t0": t0, "smid": sms.pop(),
                      "start": [x - t0 for x in r["start"]], "end": [x - t0 for x in r["end"]]})
     return {**doc, "rows": rows}
 
@@ -202,10 +264,13 @@ def main(argv=None) -> int:
     ap.add_argument("--cubins", type=Path, required=True, metavar="DIR")
     ap.add_argument("--device", type=Path, metavar="OUT")
     ap.add_argument("--launches", type=int, default=10)
+    ap.add_argument("--before", action="store_true", help="sp_s4_k64 ILP 1, 8 and 9 warps, after other launches")
     ap.add_argument("--alternate", action="store_true",
                     help="launch the patched and the original kernel in turn (default: each one's launches together)")
     args = ap.parse_args(argv)
-    if args.device:
+    if args.device and args.before:
+        before(args.device, args.cubins, args.launches)
+    elif args.device:
         device(args.device, args.cubins, args.launches, args.alternate)
     else:
         for fn, mv in build(args.cubins)["kernels"].items():

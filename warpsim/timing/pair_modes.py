@@ -45,9 +45,12 @@ them (each configuration's launches one after another), the unpatched kernel run
 starting their loops 63 cycles apart (5 warps: 18), and every pair 63 apart out of phase (85 of 85).
 Launched in turn with other kernels (``loop_start_sass_alternate.json``) the same kernels start the warps
 differently: pairs 26-39 cycles apart, nearly all in phase (8 warps: 0 of 40 out of phase), 8 warps 9.5 %
-slower, and there the replay's one mode is within 3 % (:func:`launch_order`). So the mode, and the recorded
-8- and 9-warp times, depend on the launches before: a state of the SM that the trace does not hold, as the L1's
-is for the sparse fp8 loops. sass_sim's yield policy has a window of loop-start offsets that put a pair out
+slower, and there the replay's one mode is within 3 % (:func:`launch_order`). What of the launch before
+matters is its code (``loop_start_sass_before.json``, :func:`after`): after nothing, a tiny kernel, the L1
+reset or itself with one warp the pairs run out of phase, loops 63 apart, as recorded; after another s4
+kernel's code mostly in phase, 33-39 apart, 5-7 % slower. So the mode, and the recorded 8- and 9-warp times,
+depend on what the SM's instruction caches hold at the launch: a state that the trace does not hold, as the
+L1's is for the sparse fp8 loops. sass_sim's yield policy has a window of loop-start offsets that put a pair out
 of phase too, but elsewhere (sp_s4_k64 ILP 1: 156-180 cycles, the H100 57-63), and no one shift of the
 offsets fits the five loops.
 
@@ -75,6 +78,8 @@ AGAIN = os.path.join(os.path.dirname(__file__), "..", "..", "traces", "h100", "s
 #: (traces/capture/loop_start_sass.py): launches in capture.py's order, and alternating between kernels
 SASS = os.path.join(os.path.dirname(__file__), "..", "..", "traces", "h100", "loop_start_sass.json")
 SASS_ALTERNATE = os.path.join(os.path.dirname(__file__), "..", "..", "traces", "h100", "loop_start_sass_alternate.json")
+#: sp_s4_k64 ILP 1 with 8 and 9 warps, each launch right after one of another kind (loop_start_sass.py --before)
+SASS_BEFORE = os.path.join(os.path.dirname(__file__), "..", "..", "traces", "h100", "loop_start_sass_before.json")
 RUN_KEYS = ("run_ilp", "run_warps", "run_reps", "run_repeat", "start", "end")
 #: (form, ILP) of the s4 loops compared
 LOOPS = (("sp_s4_k64", 1), ("sp_s4_k128", 1), ("dense_s4_k64", 1), ("sp_s4_k64", 4), ("dense_s4_k64", 4))
@@ -254,6 +259,41 @@ def loop_starts(form: str, ilp: int, path: str = SASS) -> dict:
     return got
 
 
+def after(path: str = SASS_BEFORE) -> dict:
+    """``{(warps, kernel, before): (pairs out of phase, pairs, median |loop or start offset|, median cycles)}``
+    of a loop_start_sass.py ``--before`` file (sp_s4_k64 ILP 1; cycles: the median over launches of the warps'
+    mean end - start)."""
+    with open(path) as fh:
+        try:
+            rows = json.load(fh)["rows"]
+            groups: dict = {}
+            for r in rows:
+                groups.setdefault((r["warps"], r["kernel"], r["before"]), []).append(r)
+        except (json.JSONDecodeError, KeyError, TypeError) as err:
+            raise ValueError(f"{path}: not a loop_start_sass.py --before file ({err!r})") from None
+    cut = split("sp_s4_k64", 1)
+    one = {k: float(np.median([r["end"][0] - r["start"][0] for r in _json_rows(SASS, k, 1)]))
+           for k in ("ptx", "patched")}
+    out = {}
+    for (w, kernel, before), rs in groups.items():
+        offs, ratios = [], []
+        for r in rs:
+            start, end = np.array(r["start"], np.int64), np.array(r["end"], np.int64)
+            for _, ws in _pairs(w):
+                offs.append(abs(int(start[ws[1]] - start[ws[0]])))
+                ratios.append(float(np.mean(end[ws] - start[ws])) / one[kernel])
+        cycles = float(np.median([np.mean(np.array(r["end"]) - np.array(r["start"])) for r in rs]))
+        out[(w, kernel, before)] = (sum(x < cut for x in ratios), len(ratios), int(np.median(offs)), cycles)
+    return out
+
+
+def _json_rows(path: str, kernel: str, warps: int) -> list:
+    """The sp_s4_k64 ILP 1 launches of ``kernel`` with ``warps`` warps after the first in a loop_start_sass file."""
+    with open(path) as fh:
+        return [r for r in json.load(fh)["rows"] if (r["form"], r["ilp"], r["kernel"], r["warps"]) ==
+                ("sp_s4_k64", 1, kernel, warps) and r["repeat"] >= 1]
+
+
 def launch_order(form: str = "sp_s4_k64", ilp: int = 1) -> list:
     """Per :data:`LAUNCHES` ``(label, {warps: (pairs out of phase, pairs)})``, then the patched kernel's
     median loop-start offsets in capture's order and alternating."""
@@ -273,6 +313,10 @@ def main(argv=None) -> int:
             for label, got in launch_order(form, ilp):
                 cells = [f"{v[0]}/{v[1]}" if isinstance(v, tuple) else str(v) for v in got.values()]
                 print(f"  {label:<30} " + "  ".join(f"{c:>6}" for c in cells))
+        print("sp_s4_k64 ILP 1, each launch right after one of another: pairs out of phase, median offset of a "
+              "pair's start clocks (patched: loop starts), cycles")
+        for (w, kernel, before), (n, k, off, cyc) in sorted(after().items()):
+            print(f"  {w} warps {kernel:<8} after {before:<15} {n:>3}/{k:<3} {off:>4} {cyc:>10,.0f}")
         return 0
     print(f"{'loop':<20} {'H100 pairs (x one warp)':<34} {'greedy':>7}  yield modes (loop-start offset: x)")
     for r in table():
