@@ -80,6 +80,25 @@ def test_timing_table_puts_the_fixed_latency_model_beside_the_calibrated_one():
             "median error 27.00%, max 50.0%") in out
 
 
+def test_timing_table_names_known_misses_and_counts_the_rest():
+    """A configuration outside 5 % that warpsim.timing.known lists gets its cause under it; the summary counts
+    the known misses and names the others."""
+    from warpsim.cmd_replay import table
+    from warpsim.replay import GroupResult, TraceResult
+    from warpsim.timing import known
+
+    note = known.note(known.find("sp_s4_k64", 1, 8, 32))
+    g1 = GroupResult("timing/sp_s4_k64 ilp1 warps8 reps32", 1, 0, measured_cycles=1000.0, simulated_cycles=1063.0,
+                     known=note)
+    g2 = GroupResult("timing/x ilp4 warps1 reps4", 1, 0, measured_cycles=1000.0, simulated_cycles=1100.0)
+    out = table([TraceResult("x.npz", "timing", "NVIDIA H100 80GB HBM3", [g1, g2])])
+    lines = out.splitlines()
+    at = next(i for i, ln in enumerate(lines) if "sp_s4_k64 ilp1 warps8" in ln)
+    assert lines[at + 1].strip() == note and note.startswith("known: ") and "TIMING_FINDINGS.md#s4-" in note
+    assert "outside 5%: 2, 1 of them known misses" in out and "; 1 NOT known" in out
+    assert '"known": "known: ' in json.dumps(TraceResult("x.npz", "timing", "H100", [g1]).to_json())
+
+
 def test_replaying_a_timing_trace_runs_the_fixed_latency_baseline():
     from warpsim.replay_timing import replay_timing
 

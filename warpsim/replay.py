@@ -51,6 +51,7 @@ class GroupResult:
     simulated_cycles: float | None = None
     baseline_cycles: float | None = None  # timing: the fixed-latency (Accel-Sim-like) model's cycles
     error: str = ""
+    known: str = ""  # timing: why the replay misses it, for a known miss (warpsim.timing.known)
 
     @property
     def percent(self) -> float:
@@ -86,6 +87,7 @@ class TraceResult:
                 "groups": [{"name": g.name, "instances": g.instances, "exact": g.exact, "percent": g.percent,
                             "error": g.error, "measured_cycles": g.measured_cycles,
                             "simulated_cycles": g.simulated_cycles, "baseline_cycles": g.baseline_cycles,
+                            "known": g.known,
                             "mismatches": [vars(m) for m in g.mismatches]} for g in self.groups]}
 
 

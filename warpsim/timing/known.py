@@ -1,0 +1,75 @@
+"""The recorded H100 timing configurations the sm_90 replay misses by more than 5 %, and why (data, written once).
+
+``warpsim replay`` names the cause beside each of them, and tests/test_timing.py holds every one to its
+bound: a miss that grows past its bound, or a configuration outside 5 % that is not here, fails. The
+evidence is in traces/h100/TIMING_FINDINGS.md (the section of each cause). All are loops the H100 runs in
+software (ptxas's SASS, ``warpsim.timing.sass_sim``); every configuration of a native form is within 5 %.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+FINDINGS = "traces/h100/TIMING_FINDINGS.md"
+
+
+@dataclass(frozen=True)
+class Cause:
+    why: str      #: one line, what the measurements show
+    section: str  #: the anchor of its section in :data:`FINDINGS`
+
+
+@dataclass(frozen=True)
+class Miss:
+    trace: str          #: the timing trace (traces/h100/timing/<trace>.npz)
+    ilp: int
+    warps: tuple        #: the CTA's warps of the configurations
+    bound: float        #: the |error| each reaches at most (tested)
+    cause: str          #: a key of :data:`CAUSES`
+    reps: int = 32
+
+
+CAUSES = {
+    "l1": Cause("the warps' spill frames compete for the L1, whose replacement is not LRU and which keeps "
+                "state across launches", "sparse-fp8-with-several-warps-the-l1"),
+    "icache": Cause("two warps on a sub-partition run in one of two modes, set by the code the launch before "
+                    "left in the SM's instruction caches; the replay sits between them",
+                    "s4-two-warps-on-a-sub-partition-two-modes"),
+    "pairs": Cause("two warps on a sub-partition: the replay's issue model overlaps this loop's pairs less "
+                   "than the H100 does (1.67x one warp's time; the H100 1.55-1.64x)",
+                   "s4-two-warps-on-a-sub-partition-two-modes"),
+}
+
+MISSES = (
+    Miss("sp_e4m3_k64_f32", 4, (4,), 0.06, "l1"),
+    Miss("sp_e4m3_k64_f32", 4, (7, 9), 0.10, "l1"),
+    Miss("sp_e4m3_k64_f32", 4, (8,), 0.14, "l1"),
+    Miss("sp_e4m3_k64_f32", 1, (6,), 0.06, "l1"),
+    Miss("sp_e5m2_k64_f32", 4, (4,), 0.06, "l1"),
+    Miss("sp_e5m2_k64_f32", 4, (7, 9), 0.10, "l1"),
+    Miss("sp_e5m2_k64_f32", 4, (8,), 0.14, "l1"),
+    Miss("sp_s4_k64", 1, (8, 9), 0.07, "icache"),
+    Miss("dense_s4_k64", 4, (7, 8, 9), 0.08, "pairs"),
+)
+
+
+def configurations() -> dict:
+    """``{(trace, ilp, warps, reps): Miss}`` of every known miss."""
+    return {(m.trace, m.ilp, w, m.reps): m for m in MISSES for w in m.warps}
+
+
+def find(trace: str, ilp: int, warps: int, reps: int) -> Miss | None:
+    """The known miss of a configuration of the timing trace named ``trace`` (``timing/<name>`` or ``<name>``)."""
+    return configurations().get((trace.rsplit("/", 1)[-1], ilp, warps, reps))
+
+
+def find_group(name: str) -> Miss | None:
+    """:func:`find` for a replay group's name (``timing/sp_s4_k64 ilp1 warps8 reps32``)."""
+    m = re.fullmatch(r"(\S+) ilp(\d+) warps(\d+) reps(\d+)", name)
+    return m and find(m.group(1), int(m.group(2)), int(m.group(3)), int(m.group(4)))
+
+
+def note(miss: Miss) -> str:
+    """What ``warpsim replay`` prints beside a known miss."""
+    cause = CAUSES[miss.cause]
+    return f"known: {cause.why} ({FINDINGS}#{cause.section})"
