@@ -34,6 +34,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
+
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 sys.path.insert(0, str(HERE))
@@ -148,20 +150,46 @@ def build(folder: Path) -> dict:
     return done
 
 
+class _Launcher:
+    """One CTA launches of a timing kernel ``fn(in, t_start, t_end, smid, sink, reps)`` with the recorded input of
+    its form, its clocks read back (``cp``: cupy)."""
+
+    def __init__(self, cp):
+        from warpsim import tracefile
+        self.cp, self.inputs = cp, {}
+        self.start, self.end = cp.zeros(16, cp.uint64), cp.zeros(16, cp.uint64)
+        self.smid, self.sink = cp.zeros(16, cp.uint32), cp.zeros(16 * 32 * 16, cp.uint32)
+        self._read = lambda form: tracefile.read_trace(REPO / "traces" / "h100" / "timing" / f"{form}.npz")
+
+    def launch(self, fn, form: str, warps: int) -> None:
+        if form not in self.inputs:
+            self.inputs[form] = self.cp.asarray(self._read(form).arrays["input"])
+        fn((1,), (32 * warps,), (self.inputs[form], self.start, self.end, self.smid, self.sink, np.int32(REPS)))
+
+    def timed(self, fn, form: str, warps: int) -> dict:
+        """One launch from zeroed clock buffers: ``{"start", "end", "smid"}`` of its warps."""
+        for buf in (self.start, self.end, self.smid):
+            buf.fill(0)
+        self.launch(fn, form, warps)
+        self.cp.cuda.runtime.deviceSynchronize()
+        return {k: self.cp.asnumpy(buf)[:warps].tolist()
+                for k, buf in (("start", self.start), ("end", self.end), ("smid", self.smid))}
+
+
+def _how(cp, flag: str) -> str:
+    """The opening of a file's ``how``: what made it, on what."""
+    return (__doc__.strip().splitlines()[0] + f" traces/capture/loop_start_sass.py {flag}, CuPy {cp.__version__}, "
+            f"{cp.cuda.runtime.getDeviceProperties(0)['name'].decode()}, reps {REPS}; ")
+
+
 def device(out: Path, folder: Path, launches: int, alternate: bool) -> None:
     import cupy as cp
-    import numpy as np
-    from warpsim import tracefile
-    built = json.loads((folder / "build.json").read_text())
+    run = _Launcher(cp)
     rows = []
     for form in FORMS:
-        inp = tracefile.read_trace(REPO / "traces" / "h100" / "timing" / f"{form}.npz").arrays["input"]
-        d_in = cp.asarray(inp)
         mods = {k: cp.RawModule(path=str(folder / f"{form}{s}.cubin"))
                 for k, s in (("patched", "_loop_start"), ("original", ""))}
         mods["ptx"] = cp.RawModule(path=str(HERE / "kernels" / f"timing_{form}.ptx"))  # as capture.py loads it
-        d_s, d_e, d_sm = cp.zeros(16, cp.uint64), cp.zeros(16, cp.uint64), cp.zeros(16, cp.uint32)
-        d_sink = cp.zeros(16 * 32 * 16, cp.uint32)
         for ilp in ILPS:
             fns = {k: m.get_function(f"{form}_ilp{ilp}") for k, m in mods.items()}
             for w in WARPS:
@@ -169,20 +197,14 @@ def device(out: Path, folder: Path, launches: int, alternate: bool) -> None:
                 order = [(rep, kind) for rep in range(n) for kind in fns] if alternate else \
                     [(rep, kind) for kind in fns for rep in range(n)]
                 for rep, kind in order:
-                    d_s.fill(0), d_e.fill(0), d_sm.fill(0)
-                    fns[kind]((1,), (32 * w,), (d_in, d_s, d_e, d_sm, d_sink, np.int32(REPS)))
-                    cp.cuda.runtime.deviceSynchronize()
                     rows.append({"form": form, "ilp": ilp, "warps": w, "repeat": rep, "kernel": kind,
-                                 "start": cp.asnumpy(d_s)[:w].tolist(), "end": cp.asnumpy(d_e)[:w].tolist(),
-                                 "smid": cp.asnumpy(d_sm)[:w].tolist()})
+                                 **run.timed(fns[kind], form, w)})
             print(form, ilp, "done", flush=True)
     how = ("each launch of one kernel beside one of each other" if alternate else
            "the launches of one configuration of a kernel one after another, as capture.py makes them")
-    doc = {"how": __doc__.strip().splitlines()[0] + " traces/capture/loop_start_sass.py --device, CuPy "
-                  f"{cp.__version__}, {cp.cuda.runtime.getDeviceProperties(0)['name'].decode()}, reps {REPS}; "
-                  "'patched': start = the loop start, 'original': the recorded kernel's cubin (start before the "
-                  f"loads), 'ptx': its PTX, loaded as capture.py loads it; {how}",
-           "alternate": alternate, "build": built, "rows": rows}
+    doc = {"how": _how(cp, "--device") + "'patched': start = the loop start, 'original': the recorded kernel's "
+                  f"cubin (start before the loads), 'ptx': its PTX, loaded as capture.py loads it; {how}",
+           "alternate": alternate, "build": json.loads((folder / "build.json").read_text()), "rows": rows}
     name = f"loop_start_sass{'_alternate' if alternate else ''}.json"
     write_atomic(out / name, json.dumps(compact(doc), separators=(",", ":")))
 
@@ -200,47 +222,34 @@ def before(out: Path, folder: Path, launches: int, warps=(8, 9)) -> None:
     module), dense_s4_k64 ILP 1 (another module), a one-thread-block kernel of a few instructions, capture.py's
     L1 reset on every SM, the same kernel with one warp."""
     import cupy as cp
-    import numpy as np
     from capture import l1_resetter
-    from warpsim import tracefile
-    inp = {f: cp.asarray(tracefile.read_trace(REPO / "traces" / "h100" / "timing" / f"{f}.npz").arrays["input"])
-           for f in ("sp_s4_k64", "dense_s4_k64")}
-    ptx = {f: cp.RawModule(path=str(HERE / "kernels" / f"timing_{f}.ptx")) for f in inp}
+    run = _Launcher(cp)
+    ptx = {f: cp.RawModule(path=str(HERE / "kernels" / f"timing_{f}.ptx")) for f in ("sp_s4_k64", "dense_s4_k64")}
     fns = {"ptx": ptx["sp_s4_k64"].get_function("sp_s4_k64_ilp1"),
            "patched": cp.RawModule(path=str(folder / "sp_s4_k64_loop_start.cubin")).get_function("sp_s4_k64_ilp1")}
-    d_s, d_e, d_sm = cp.zeros(16, cp.uint64), cp.zeros(16, cp.uint64), cp.zeros(16, cp.uint32)
-    d_sink = cp.zeros(16 * 32 * 16, cp.uint32)
-
-    def timing(fn, form, w):
-        fn((1,), (32 * w,), (inp[form], d_s, d_e, d_sm, d_sink, np.int32(REPS)))
-
     tiny = cp.RawModule(code=TINY).get_function("tiny")
     reset = l1_resetter(cp)
     rows = []
     for w in warps:
-        runs = {"none": lambda: None, "other_function": lambda: timing(
-                    ptx["sp_s4_k64"].get_function("sp_s4_k64_ilp4"), "sp_s4_k64", w),
-                "other_module": lambda: timing(ptx["dense_s4_k64"].get_function("dense_s4_k64_ilp1"),
-                                               "dense_s4_k64", w),
-                "tiny": lambda: tiny((1,), (32,), (d_sink,)), "l1_reset": reset}
+        runs = {"none": lambda: None,
+                "other_function": lambda: run.launch(ptx["sp_s4_k64"].get_function("sp_s4_k64_ilp4"), "sp_s4_k64", w),
+                "other_module": lambda: run.launch(ptx["dense_s4_k64"].get_function("dense_s4_k64_ilp1"),
+                                                   "dense_s4_k64", w),
+                "tiny": lambda: tiny((1,), (32,), (run.sink,)), "l1_reset": reset}
         for kind, fn in fns.items():
             other = fns["patched" if kind == "ptx" else "ptx"]
-            runs.update(patched=lambda: timing(other, "sp_s4_k64", w), one_warp=lambda: timing(fn, "sp_s4_k64", 1))
+            runs.update(patched=lambda: run.launch(other, "sp_s4_k64", w),
+                        one_warp=lambda: run.launch(fn, "sp_s4_k64", 1))
             for what in BEFORE:
                 for rep in range(launches):
                     runs[what]()
-                    d_s.fill(0), d_e.fill(0), d_sm.fill(0)
-                    timing(fn, "sp_s4_k64", w)
-                    cp.cuda.runtime.deviceSynchronize()
                     rows.append({"form": "sp_s4_k64", "ilp": 1, "warps": w, "repeat": rep, "kernel": kind,
-                                 "before": what, "start": cp.asnumpy(d_s)[:w].tolist(),
-                                 "end": cp.asnumpy(d_e)[:w].tolist(), "smid": cp.asnumpy(d_sm)[:w].tolist()})
+                                 "before": what, **run.timed(fn, "sp_s4_k64", w)})
         print(w, "warps done", flush=True)
-    doc = {"how": __doc__.strip().splitlines()[0] + " traces/capture/loop_start_sass.py --before, CuPy "
-                  f"{cp.__version__}, {cp.cuda.runtime.getDeviceProperties(0)['name'].decode()}, reps {REPS}; "
-                  "sp_s4_k64 ILP 1 ('ptx': as capture.py loads it, 'patched': its start clock the loop start), each "
-                  "launch right after one launch of 'before': none, the other of the two, sp_s4_k64 ILP 4 (same "
-                  "module), dense_s4_k64 ILP 1 (another module), a tiny kernel, the L1 reset, itself with one warp",
+    doc = {"how": _how(cp, "--before") + "sp_s4_k64 ILP 1 ('ptx': as capture.py loads it, 'patched': its start "
+                  "clock the loop start), each launch right after one launch of 'before': none, the other of the "
+                  "two, sp_s4_k64 ILP 4 (same module), dense_s4_k64 ILP 1 (another module), a tiny kernel, the L1 "
+                  "reset, itself with one warp",
            "build": json.loads((folder / "build.json").read_text()), "rows": rows}
     write_atomic(out / "loop_start_sass_before.json", json.dumps(compact(doc), separators=(",", ":")))
 

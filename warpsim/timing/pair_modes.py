@@ -101,10 +101,7 @@ def measured(form: str, ilp: int, folder: str = TIMING, kernel: str = "ptx") -> 
     dur = a["end"].astype(np.int64) - a["start"].astype(np.int64)
     start = a["start"].astype(np.int64)
     runs = (a["run_ilp"] == ilp) & (a["run_reps"] == REPS)
-    alone = runs & (a["run_warps"] == 1) & (a["run_repeat"] >= 1)
-    if not alone.any():
-        raise ValueError(f"{form}: no one-warp run at ILP {ilp}, reps {REPS}")
-    one = float(np.median(dur[alone, 0]))
+    one = _one_warp(a, form, ilp)
     out = []
     for r in np.flatnonzero(runs & (a["run_warps"] >= 5) & (a["run_warps"] <= 10)):
         n = int(a["run_warps"][r])
@@ -112,6 +109,14 @@ def measured(form: str, ilp: int, folder: str = TIMING, kernel: str = "ptx") -> 
             out.append({"warps": n, "repeat": int(a["run_repeat"][r]), "sp": sp,
                         "offset": int(start[r, ws[1]] - start[r, ws[0]]), "ratio": float(dur[r, ws].mean()) / one})
     return out
+
+
+def _one_warp(a: dict, form: str, ilp: int) -> float:
+    """The median one-warp time (end - start, repeats >= 1, reps 32) at ``ilp`` in the run arrays ``a``."""
+    alone = (a["run_ilp"] == ilp) & (a["run_reps"] == REPS) & (a["run_warps"] == 1) & (a["run_repeat"] >= 1)
+    if not alone.any():
+        raise ValueError(f"{form}: no one-warp run at ILP {ilp}, reps {REPS}")
+    return float(np.median(a["end"][alone, 0].astype(np.int64) - a["start"][alone, 0].astype(np.int64)))
 
 
 def _json_runs(form: str, path: str, kernel: str = "ptx") -> dict:
@@ -272,8 +277,7 @@ def after(path: str = SASS_BEFORE) -> dict:
         except (json.JSONDecodeError, KeyError, TypeError) as err:
             raise ValueError(f"{path}: not a loop_start_sass.py --before file ({err!r})") from None
     cut = split("sp_s4_k64", 1)
-    one = {k: float(np.median([r["end"][0] - r["start"][0] for r in _json_rows(SASS, k, 1)]))
-           for k in ("ptx", "patched")}
+    one = {k: _one_warp(_json_runs("sp_s4_k64", SASS, k), "sp_s4_k64", 1) for k in ("ptx", "patched")}
     out = {}
     for (w, kernel, before), rs in groups.items():
         offs, ratios = [], []
@@ -285,13 +289,6 @@ def after(path: str = SASS_BEFORE) -> dict:
         cycles = float(np.median([np.mean(np.array(r["end"]) - np.array(r["start"])) for r in rs]))
         out[(w, kernel, before)] = (sum(x < cut for x in ratios), len(ratios), int(np.median(offs)), cycles)
     return out
-
-
-def _json_rows(path: str, kernel: str, warps: int) -> list:
-    """The sp_s4_k64 ILP 1 launches of ``kernel`` with ``warps`` warps after the first in a loop_start_sass file."""
-    with open(path) as fh:
-        return [r for r in json.load(fh)["rows"] if (r["form"], r["ilp"], r["kernel"], r["warps"]) ==
-                ("sp_s4_k64", 1, kernel, warps) and r["repeat"] >= 1]
 
 
 def launch_order(form: str = "sp_s4_k64", ilp: int = 1) -> list:
