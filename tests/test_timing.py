@@ -784,8 +784,12 @@ def test_s4_again_file_keeps_what_pair_modes_reads(tmp_path):
     for form, ilp in pair_modes.LOOPS:
         assert pair_modes.measured(form, ilp, path) == pair_modes.measured(form, ilp)
     (tmp_path / "bad.json").write_text('{"forms": {}}')
-    with pytest.raises(ValueError, match=r"bad\.json: not a file of write_again"):
+    with pytest.raises(ValueError, match=r"bad\.json: not a file of write_again or loop_start_sass\.py"):
         pair_modes.measured("sp_s4_k64", 1, str(tmp_path / "bad.json"))
+    with pytest.raises(ValueError, match=r"bad\.json: not a loop_start_sass\.py --before file \(KeyError\('rows'\)\)"):
+        pair_modes.after(str(tmp_path / "bad.json"))
+    with pytest.raises(ValueError, match=r"loop_start_sass\.json: not a file .*no runs of sp_s4_k64 \(nope\)"):
+        pair_modes.measured("sp_s4_k64", 1, pair_modes.SASS, "nope")
 
 
 def test_kernel_loop_names_a_kernel_without_sass():
