@@ -271,7 +271,10 @@ TABLE = {
             # from the out-of-phase pairs (warpsim.timing.pair_modes). Started together (the replay's
             # default), warps stay in phase: 240 of the 276 recorded emulated runs within 5 % instead of 257
             # (T/dense_s4_k64:ilp4 warps 8 +11.3 %, T/sp_s4_k64:ilp1 warps 8-13 +6..+10 %), with ``hold`` 2
-            # 247; with one stagger for all launches 122-132 of the 138 s4 runs instead of 133. The H100's
+            # 247; with one stagger for all launches 122-132 of the 138 s4 runs instead of 133 (with hold 2 and
+            # stagger 0 / 40 / 60 / 80: 246 / 252 / 253 / 256 of the 276, 124-129 of the s4 runs; replayed from
+            # their measured loop-start offsets, 520 of 750 pairs within 2 % against greedy's 216, but
+            # T/sp_s4_k64:ilp1's out-of-phase pairs and T/dense_s4_k64:ilp4's not: pair_modes --fit). The H100's
             # loop-start offsets are set by when each warp's operand loads return (after the start clock) and
             # are not recorded, so it stays off; measured in the recorded kernels' SASS, they and the modes
             # follow the launches before (traces/h100/loop_start_sass*.json: T/sp_s4_k64:ilp1 warps 8 out of
