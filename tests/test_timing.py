@@ -955,6 +955,7 @@ def test_fetch_does_not_limit_the_fp8_loops():
     ("l1_rate", "load", "other.json", '{"rows": []}', r"other\.json: not an l1_rate file"),
     ("ifetch", "load", "other.json", '{"loops": {}}', r"other\.json: not an ifetch file"),
     ("l1_state", "load", "other.json", '{"rows": []}', r"other\.json: not an l1_state file"),
+    ("l1_fill", "load", "other.json", '{"rows": []}', r"other\.json: not an l1_fill file"),
 ])
 def test_measurement_file_errors_name_the_file(tmp_path, module, load, name, text, message):
     """A damaged or wrong H100 measurement file is named with what is wrong, not a KeyError or a bare JSON
@@ -964,3 +965,30 @@ def test_measurement_file_errors_name_the_file(tmp_path, module, load, name, tex
     bad.write_text(text)
     with pytest.raises(ValueError, match=message):
         getattr(importlib.import_module(f"warpsim.timing.{module}"), load)(str(bad))
+
+
+def test_l1_fill_miss_path():
+    """traces/h100/l1_fill.json (warps streaming loads through 1 MB local frames past the L1): a miss alone takes
+    ~300 cycles; a hit issued after a miss is back in ~45 (loads return out of order); one warp's trip of
+    8-16 independent missing loads takes about a miss, of 18-32 up to twice that (ptxas's code: the replay of
+    its SASS follows); 16 warps fill 0.6 lines a cycle; loads and stores mixed, 0.38. The probed miss path
+    (``l1_fill.PROBED``: miss 300, a fill taking the store port one cycle) replays the one-warp trips of 8-32
+    loads within 2.5 % and the loads-and-stores runs of 4-16 warps within 4 %; with fills a port of their own
+    (``fill_port`` off) those are 20 % short, and under the table's fitted fill rate (one every 4 cycles) 16
+    warps' loads take twice the H100's time."""
+    from warpsim.timing import l1_fill
+    doc = l1_fill.load()
+    hw, lat = l1_fill.measured(doc), l1_fill.latencies(doc)
+    assert 290 <= lat["chase"] <= 310 and lat["order_hit"] < 60 and lat["order_miss"] > 280
+    assert all(hw[(f"ldl_n{n}", 1)] < 420 for n in (8, 12, 14, 16)) and hw[("ldl", 1)] > 700
+    assert 16 * 32 / hw[("ldl", 16)] > 0.6 and 0.36 < 16 * 32 / hw[("ldst", 16)] < 0.4
+    kernels = ("ldl_n8", "ldl_n16", "ldl_n18", "ldl_n20", "ldl_n24", "ldl", "ldst")
+    model = l1_fill.replay(doc, kernels=kernels, warps=(1, 4, 8, 16), l1=l1_fill.PROBED)
+    one = {k: model[(k, 1)] / hw[(k, 1)] - 1 for k in kernels[:-1]}
+    assert max(abs(v) for v in one.values()) < 0.025, one
+    mixed = {w: model[("ldst", w)] / hw[("ldst", w)] - 1 for w in (4, 8, 16)}
+    assert max(abs(v) for v in mixed.values()) < 0.04, mixed
+    own = l1_fill.replay(doc, kernels=("ldst",), warps=(16,), l1=dict(l1_fill.PROBED, fill_port=False))
+    assert own[("ldst", 16)] < 0.85 * hw[("ldst", 16)]
+    table = l1_fill.replay(doc, kernels=("ldl",), warps=(16,))
+    assert table[("ldl", 16)] > 2 * hw[("ldl", 16)]

@@ -45,7 +45,10 @@ cycle by cycle, with the table's ``emulated["sass"]`` entry:
   fraction), ``store_miss``, ``last_use`` with ``last_use_share`` (the share of LDL.LU that act on their
   line), ``wide`` (``{"warps": n, "lines": m}``: ``m`` lines when more than ``n`` warps run: a wider CTA gets
   a larger L1 from the driver's carveout, 240 KB for 512 threads where 32-256 get 224 KB), ``in_order`` (a
-  warp's loads return in order: none before the one it issued last). ``Loop.l1_counts`` gives the loads,
+  warp's loads return in order: none before the one it issued last; the H100's do not,
+  ``traces/h100/l1_fill.json``), ``fill_port`` (a fill takes the SM's store port for ``fill_ii`` cycles
+  instead of a fill port of its own: the H100's load misses and stores share the way to the L2,
+  ``warpsim.timing.l1_fill``). ``Loop.l1_counts`` gives the loads,
   stores and misses the replay's L1 saw (``warpsim.timing.l1_counters`` sets them beside the H100's counters).
   ``yield_switch`` (in the table's ``emulated["sass"]``, off): after an instruction with the yield flag the
   next warp in turn goes first. With ``hold`` 1 that is what the H100 does (``sched_probe``,
@@ -206,7 +209,8 @@ def _issue(a, c, sp_of, first, stop, start, want, frame_lines, lines, log=None, 
                 LAST_USE[l1.get("last_use", "keep")], int(round(1000 * float(l1.get("last_use_share", 1.0)))),
                 int(l1.get("stale", 0)), bool(l1.get("in_order", False)), int(c.get("mio_warp_ii", 0)),
                 int(c.get("mio_sm_ii", 0)), int(l1.get("store_ii", 0)), int(l1.get("store_queue", 0)),
-                a["iline"], a["known"], np.array([int(f.get(k, 0)) for k in FETCH], np.int64),
+                bool(l1.get("fill_port", False)), a["iline"], a["known"],
+                np.array([int(f.get(k, 0)) for k in FETCH], np.int64),
                 np.zeros((len(sp_of), 0), np.int64) if log is None else log,
                 np.zeros((2, 4), np.int64) if counts is None else counts)
 
@@ -244,7 +248,7 @@ class SassStage:
 def _run(pipe, ii, stall, keep, wb, rb, wait, lat, mem, line, nlines, yld, sp_of, first, stop, start, want,
          frame_lines, sets, ways, hit_lat, miss_lat, line_ii, fill_ii, mio_ii, hold, yield_switch, policy, hsh,
          validate, last_use, lu_permille, stale, in_order, mio_warp_ii, mio_sm_ii, store_ii, store_queue,
-         iline, known, fp, log, counts):
+         fill_port, iline, known, fp, log, counts):
     """Cycle of the end of every trip of every warp (``ends[warp, trip]``); the issue cycles of each warp's
     first ``log.shape[1]`` instructions go to ``log``; ``counts[trip > 0]`` gets the local lines loaded, the
     loads that missed, the lines stored and the stores that missed (:data:`COUNTS`)."""
@@ -334,8 +338,12 @@ def _run(pipe, ii, stall, keep, wb, rb, wait, lat, mem, line, nlines, yld, sp_of
                     if got < 0 and mem[i] == LOCAL_STORE and validate:
                         got = _set_fill(tags, fill, w * frame_lines + line[i] + j, start, hsh)
                     elif got < 0:  # not in the L1: the line is fetched (a store's too), one per fill_ii
-                        f = start if start > fill_free else fill_free
-                        fill_free = f + fill_ii
+                        fport = port[1] if fill_port else fill_free  # fill_port: the store port's cycles
+                        f = start if start > fport else fport
+                        if fill_port:
+                            port[1] = f + fill_ii
+                        else:
+                            fill_free = f + fill_ii
                         got = _set_fill(tags, fill, w * frame_lines + line[i] + j, f + miss_lat, hsh)
                     if mem[i] != LOCAL_STORE and got > ready:
                         ready = got
