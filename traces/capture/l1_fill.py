@@ -23,16 +23,13 @@ Read by ``python -m warpsim.timing.l1_fill``.
 """
 from __future__ import annotations
 
-import json
 import sys
-import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 sys.path.insert(0, str(HERE))
-from probe import BUILD, cli, kernels_sass, nvcc_cubin  # noqa: E402
-from trips import write_atomic  # noqa: E402
+from probe import BUILD, builder, cli, kernel_loops, open_module, save_raw, summarise_raw  # noqa: E402
 WARPS = (1, 2, 3, 4, 6, 8, 12, 16)
 FRAME = 16384          # 4-byte words a thread: every other one used, one 128-byte line of the warp's each
 LINES = 32             # accesses a trip
@@ -58,8 +55,7 @@ def _access(op: str, j: int, vec: int) -> str:
         return f'asm volatile("ld.local.u32 %0, [%1];" : "=r"(v[{j}]) : "r"(b + {8 * j}) : "memory");'
     regs = ", ".join(f"%{k}" for k in range(vec))
     outs = ", ".join(f'"=r"(v[{vec * j + k}])' for k in range(vec))
-    return (f'asm volatile("ld.local.v{vec}.u32 {{{regs}}}, [%{vec}];" : {outs} : "r"(b + {16 * j if vec == 2 else 32 * j}) '
-            ': "memory");')
+    return f'asm volatile("ld.local.v{vec}.u32 {{{regs}}}, [%{vec}];" : {outs} : "r"(b + {8 * vec * j}) : "memory");'
 
 
 def _body(op: str, n: int, vec: int) -> str:
@@ -175,32 +171,12 @@ def source() -> str:
 
 
 CUBIN = BUILD / "l1_fill.cubin"
-
-
-def build() -> int:
-    nvcc_cubin(source(), CUBIN)
-    return 0
-
-
-def _loops() -> dict:
-    """Per stream kernel, its loop as ``warpsim.timing.sass_profile`` encodes it and its opcode counts."""
-    from collections import Counter
-    from warpsim.timing import sass_profile
-    out = {}
-    for name, sass in kernels_sass(CUBIN).items():
-        if not name.startswith("stream_"):
-            continue
-        prof = sass_profile.kernel_profile(sass)
-        out[name] = {"body": prof["body"], "ops": dict(Counter(x.split()[0] for x in prof["body"]).most_common())}
-    return out
+build = builder(source, CUBIN)
 
 
 def device(out: Path) -> int:
-    import cupy as cp
-    mod = cp.RawModule(path=str(CUBIN))
+    cp, mod, buf, sink = open_module(CUBIN)
     rows = []
-    buf = cp.zeros(2 * 64, cp.uint64)
-    sink = cp.zeros(64 * 32, cp.uint32)
     gbuf = cp.zeros(max(WARPS) * FRAME * 32, cp.uint32)
     lat = cp.zeros(3 * STEPS, cp.uint32)
     for rep in range(REPEATS):
@@ -221,29 +197,18 @@ def device(out: Path) -> int:
             t = lat.get()
             rows.append({"kernel": name, "warps": 1, "repeat": rep, "steps": STEPS,
                          "cycles": [int(x) for x in (t[:STEPS] if name == "chase" else t)]})
-    dev = cp.cuda.runtime.getDeviceProperties(0)
-    doc = {"device": dev["name"].decode(), "cupy": cp.__version__,
-           "created": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "rows": rows}
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "l1_fill_raw.json").write_text(json.dumps(doc))
-    print(f"{len(rows)} launches written to {out / 'l1_fill_raw.json'}")
+    save_raw(out, "l1_fill", rows)
     return 0
 
 
 def summarise(out: Path) -> int:
-    raw = json.loads((out / "l1_fill_raw.json").read_text())
-    doc = {"how": (f"traces/capture/l1_fill.py --device, {raw['device']}, CuPy {raw['cupy']}, {raw['created']}: "
-                   f"one CTA; stream_*: every warp runs {ITERS} trips of {LINES} independent loads (or 16 loads "
-                   f"and 16 stores) to the next lines of its own {FRAME // 2}-line frame (written before: in the "
-                   "L2), clock64 before and after the loop; chase: warp 0 alone, "
-                   f"{STEPS} timed local loads a line apart, each address taking the value before (cycles a load); order: "
-                   f"warp 0 alone, {STEPS} steps of a missing then a hitting local load (cycles until the hit load issues, until its "
-                   "value is used, until the miss's is: three a step)."),
-           "source": source(), "loops": _loops(), "rows": raw["rows"]}
-    dest = REPO / "traces" / "h100" / "l1_fill.json"
-    write_atomic(dest, json.dumps(doc, indent=0) + "\n")
-    print(f"wrote {dest}")
-    return 0
+    how = (f"one CTA; stream_*: every warp runs {ITERS} trips of {LINES} independent loads (or 16 loads "
+           f"and 16 stores) to the next lines of its own {FRAME // 2}-line frame (written before: in the "
+           "L2), clock64 before and after the loop; chase: warp 0 alone, "
+           f"{STEPS} timed local loads a line apart, each address taking the value before (cycles a load); "
+           f"order: warp 0 alone, {STEPS} steps of a missing then a hitting local load (cycles until the hit "
+           "load issues, until its value is used, until the miss's is: three a step).")
+    return summarise_raw(out, "l1_fill", how, source(), kernel_loops(CUBIN, lambda k: k.startswith("stream_")))
 
 
 def main(argv=None) -> int:

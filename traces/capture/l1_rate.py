@@ -13,16 +13,13 @@ Read by ``python -m warpsim.timing.l1_rate``.
 """
 from __future__ import annotations
 
-import json
 import sys
-import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 sys.path.insert(0, str(HERE))
-from probe import BUILD, cli, kernels_sass, nvcc_cubin  # noqa: E402
-from trips import write_atomic  # noqa: E402
+from probe import BUILD, builder, cli, kernel_loops, open_module, save_raw, summarise_raw  # noqa: E402
 OPS = ("ldl", "stl", "shfl", "ldst")
 WARPS = (1, 2, 3, 4, 6, 8, 12, 16)
 ITERS = 256
@@ -82,32 +79,12 @@ extern "C" __global__ void rate_{op}(int iters, int sp0, int zero, unsigned long
 
 
 CUBIN = BUILD / "l1_rate.cubin"
-
-
-def build() -> int:
-    nvcc_cubin(source(), CUBIN)
-    return 0
-
-
-def _loops() -> dict:
-    """Per kernel, its loop as ``warpsim.timing.sass_profile`` encodes it (opcode and control bits, one line an
-    instruction; the last backward branch's block, ptxas's unrolled trip) and its opcode counts, from cuobjdump
-    of the cubin: what ``python -m warpsim.timing.l1_rate`` replays."""
-    from collections import Counter
-    from warpsim.timing import sass_profile
-    out = {}
-    for name, sass in kernels_sass(CUBIN).items():
-        prof = sass_profile.kernel_profile(sass)
-        out[name] = {"body": prof["body"], "ops": dict(Counter(x.split()[0] for x in prof["body"]).most_common())}
-    return out
+build = builder(source, CUBIN)
 
 
 def device(out: Path) -> int:
-    import cupy as cp
-    mod = cp.RawModule(path=str(CUBIN))
+    cp, mod, buf, sink = open_module(CUBIN)
     rows = []
-    buf = cp.zeros(2 * 64, cp.uint64)
-    sink = cp.zeros(64 * 32, cp.uint32)
     for rep in range(REPEATS):
         for op in OPS:
             fn = mod.get_function(f"rate_{op}")
@@ -124,28 +101,16 @@ def device(out: Path) -> int:
                     rows.append({"op": op, "placement": placement, "warps": w, "repeat": rep, "iters": ITERS,
                                  "accesses": LINES, "start": [int(t[k, 0]) for k in active],
                                  "end": [int(t[k, 1]) for k in active]})
-    dev = cp.cuda.runtime.getDeviceProperties(0)
-    doc = {"device": dev["name"].decode(), "cupy": cp.__version__, "created": time.strftime("%Y-%m-%d %H:%M UTC",
-                                                                                           time.gmtime()),
-           "rows": rows}
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "l1_rate_raw.json").write_text(json.dumps(doc))
-    print(f"{len(rows)} launches written to {out / 'l1_rate_raw.json'}")
+    save_raw(out, "l1_rate", rows)
     return 0
 
 
 def summarise(out: Path) -> int:
-    raw = json.loads((out / "l1_rate_raw.json").read_text())
-    doc = {"how": (f"traces/capture/l1_rate.py --device, {raw['device']}, CuPy {raw['cupy']}, {raw['created']}: "
-                   f"one CTA, every active warp runs {ITERS} trips of {LINES} independent accesses "
-                   "(ld.local / st.local / shfl.sync.idx / 16 ld.local + 16 st.local) to lines of its own frame "
-                   "that stay in the L1, clock64 before and after the loop; 'spread': warps 0..n-1 (warp id mod 4 "
-                   "picks the sub-partition), 'sp0': warps 0, 4, ... 4(n-1) active (the others exit; n <= 8)."),
-           "source": source(), "loops": _loops(), "rows": raw["rows"]}
-    dest = REPO / "traces" / "h100" / "l1_rate.json"
-    write_atomic(dest, json.dumps(doc, indent=0) + "\n")
-    print(f"wrote {dest}")
-    return 0
+    how = (f"one CTA, every active warp runs {ITERS} trips of {LINES} independent accesses "
+           "(ld.local / st.local / shfl.sync.idx / 16 ld.local + 16 st.local) to lines of its own frame "
+           "that stay in the L1, clock64 before and after the loop; 'spread': warps 0..n-1 (warp id mod 4 "
+           "picks the sub-partition), 'sp0': warps 0, 4, ... 4(n-1) active (the others exit; n <= 8).")
+    return summarise_raw(out, "l1_rate", how, source(), kernel_loops(CUBIN))
 
 
 def main(argv=None) -> int:

@@ -1,10 +1,13 @@
-"""What the CUDA C microbenchmark scripts (``l1_rate.py``, ``ifetch.py``) share: building their cubin,
-reading its SASS, and the ``--build`` / ``--device OUT`` / ``--json OUT`` / ``--source`` command line."""
+"""What the CUDA C microbenchmark scripts (``l1_rate.py``, ``l1_fill.py``, ``ifetch.py``) share: building their
+cubin, reading its SASS and loops, their raw and summary files, and the ``--build`` / ``--device OUT`` /
+``--json OUT`` / ``--source`` command line."""
 from __future__ import annotations
 
 import argparse
+import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -22,6 +25,14 @@ def nvcc_cubin(source: str, cubin: Path) -> None:
     print(f"wrote {cubin}")
 
 
+def builder(source, cubin: Path):
+    """The ``--build`` step of a probe: ``source()`` compiled to ``cubin`` (:func:`nvcc_cubin`)."""
+    def build() -> int:
+        nvcc_cubin(source(), cubin)
+        return 0
+    return build
+
+
 def kernels_sass(cubin: Path) -> dict:
     """``{kernel: [(address, text, control bits)]}`` of the cubin's SASS (cuobjdump,
     ``warpsim.timing.sass_profile.parse_sass``)."""
@@ -30,6 +41,51 @@ def kernels_sass(cubin: Path) -> dict:
     text = subprocess.run([sass_profile._tool("cuobjdump"), "-sass", str(cubin)], check=True, capture_output=True,
                           text=True).stdout
     return sass_profile.parse_sass(text)
+
+
+def kernel_loops(cubin: Path, keep=lambda name: True) -> dict:
+    """Per kernel of ``cubin`` that ``keep`` takes, its loop as ``warpsim.timing.sass_profile`` encodes it
+    (opcode and control bits, one line an instruction; the last backward branch's block, ptxas's unrolled
+    trip) and its opcode counts: what the ``warpsim.timing`` module of the probe replays."""
+    from collections import Counter
+    from warpsim.timing import sass_profile
+    out = {}
+    for name, sass in kernels_sass(cubin).items():
+        if keep(name):
+            body = sass_profile.kernel_profile(sass)["body"]
+            out[name] = {"body": body, "ops": dict(Counter(x.split()[0] for x in body).most_common())}
+    return out
+
+
+def open_module(cubin: Path):
+    """On the GPU: CuPy, ``cubin`` loaded, a clock buffer (start and end of up to 64 warps, u64) and a sink for
+    the kernels' results (64 x 32 u32)."""
+    import cupy as cp
+    return cp, cp.RawModule(path=str(cubin)), cp.zeros(2 * 64, cp.uint64), cp.zeros(64 * 32, cp.uint32)
+
+
+def save_raw(out: Path, name: str, rows: list) -> None:
+    """``OUT/<name>_raw.json`` on the GPU machine: the launches' ``rows`` with the device and CuPy version."""
+    import cupy as cp
+    dev = cp.cuda.runtime.getDeviceProperties(0)
+    doc = {"device": dev["name"].decode(), "cupy": cp.__version__,
+           "created": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "rows": rows}
+    out.mkdir(parents=True, exist_ok=True)
+    (out / f"{name}_raw.json").write_text(json.dumps(doc))
+    print(f"{len(rows)} launches written to {out / f'{name}_raw.json'}")
+
+
+def summarise_raw(out: Path, name: str, how: str, source: str, loops: dict) -> int:
+    """``traces/h100/<name>.json`` (written atomically) from ``OUT/<name>_raw.json``: ``how`` it was measured
+    (after the script, device, CuPy and date), the CUDA ``source``, the kernels' ``loops`` and the rows."""
+    from trips import write_atomic
+    raw = json.loads((out / f"{name}_raw.json").read_text())
+    doc = {"how": f"traces/capture/{name}.py --device, {raw['device']}, CuPy {raw['cupy']}, {raw['created']}: {how}",
+           "source": source, "loops": loops, "rows": raw["rows"]}
+    dest = REPO / "traces" / "h100" / f"{name}.json"
+    write_atomic(dest, json.dumps(doc, indent=0) + "\n")
+    print(f"wrote {dest}")
+    return 0
 
 
 def cli(argv, doc: str, source, build, device, summarise, part=None) -> int:
