@@ -17,13 +17,12 @@ from __future__ import annotations
 
 import json
 import sys
-import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 sys.path.insert(0, str(HERE))
-from probe import BUILD, cli, kernels_sass, nvcc_cubin  # noqa: E402
+from probe import BUILD, cli, kernels_sass, nvcc_cubin, save_raw  # noqa: E402
 from trips import write_atomic  # noqa: E402
 
 SIZES = (256, 512, 1024, 1536, 2048, 3072, 4096, 6144, 8192, 12288, 16384)
@@ -214,11 +213,7 @@ def device(out: Path, part: str = "all") -> int:
                     got = go.run(name(n, chains), launched, (cp.int32(TRIPS), cp.float32(1.0), cp.float32(0.0)),
                                  {str(w): w for w in active})
                     rows.append({"n": n, "chains": chains, "placement": place, "repeat": rep, **got})
-    dev = cp.cuda.runtime.getDeviceProperties(0)
-    doc = {"device": dev["name"].decode(), "cupy": cp.__version__,
-           "created": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "rows": rows}
-    (out / "ifetch_raw.json").write_text(json.dumps(doc))
-    print(f"{len(rows)} launches written to {out / 'ifetch_raw.json'}")
+    save_raw(out, "ifetch", rows)
     return 0
 
 
