@@ -1,0 +1,190 @@
+#!/usr/bin/env python3
+"""What the H100's warps wait on in the emulated timing loops: Nsight Compute's warp-state counters (the cycles
+each warp spends stalled, by reason) of the recorded timing kernels themselves, one CTA of 1-16 warps.
+
+    python traces/capture/stall_reasons.py --device OUT     # on the GPU: ncu over --run, OUT/ncu_<part>.csv
+    python traces/capture/stall_reasons.py --run PART OUT   # what ncu profiles (CuPy); its launch list to OUT
+    python traces/capture/stall_reasons.py --json OUT       # here: traces/h100/stall_reasons.json from OUT
+
+Compared with ``sass_sim``'s own account of its warps' cycles by ``python -m warpsim.timing.stall_reasons``.
+
+The kernels are the recorded ones (the PTX and input of traces/h100/timing/<form>.npz), launched as the timing
+traces were: the sparse fp8 forms each right after ``capture.py``'s L1 reset (as their traces' ``meta.before``
+says), the s4 forms one configuration after the other, each twice (as ``capture.py`` launches them, which sets the
+mode of their pairs: traces/h100/TIMING_FINDINGS.md). ncu replays the whole application once per counter pass
+(``--replay-mode application``), so every pass sees the launches before it as the traces did; ``--cache-control
+none`` and ``--clock-control none`` leave the caches and clocks alone. Each pass writes its launch list with the
+kernels' own clocks, so a pass that ran unlike the trace shows.
+
+The stall counters are the ``smsp__warps_issue_stalled_<reason>`` counters the installed ncu lists for the chip
+(``ncu --query-metrics``), summed over the SM's four sub-partitions: warp-cycles in that state, a warp in one
+state a cycle (``selected`` the cycles it issued).
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent.parent
+sys.path.insert(0, str(HERE))
+from trips import _tracefile, write_atomic  # noqa: E402  (warpsim/tracefile.py loaded by path, no install needed)
+
+#: the parts, one ncu run each, in order: (form, ilp, reset before each launch)
+PARTS = {
+    "fp8": [(f, ilp, True) for ilp in (4, 1) for f in ("sp_e4m3_k64_f32", "sp_e5m2_k64_f32")],
+    "s4": [("sp_s4_k64", 1, False), ("dense_s4_k64", 4, False), ("sp_s4_k64", 4, False), ("dense_s4_k64", 1, False)],
+}
+WARPS = tuple(range(1, 17))
+REPS = 32
+REPEATS = 2
+#: counters besides the stall reasons: (base name, roll-up); kept if the installed ncu lists them
+OTHERS = (("sm__cycles_elapsed", "max"), ("smsp__warps_active", "sum"), ("smsp__issue_active", "sum"),
+          ("smsp__inst_executed", "sum"), ("smsp__inst_executed_pipe_alu", "sum"),
+          ("smsp__inst_executed_pipe_fma", "sum"), ("smsp__inst_executed_pipe_lsu", "sum"),
+          ("smsp__pipe_alu_cycles_active", "sum"), ("smsp__pipe_fma_cycles_active", "sum"),
+          ("l1tex__t_sectors_pipe_lsu_mem_local_op_ld_lookup_miss", "sum"),
+          ("l1tex__t_sectors_pipe_lsu_mem_local_op_st", "sum"))
+STALL = re.compile(r"^smsp__warps_issue_stalled_[a-z0-9_]+$")
+
+
+def schedule(part: str) -> list:
+    """(form, ilp, warps, repeat, reset) of every launch of ``part``, in launch order."""
+    return [(f, ilp, w, r, reset) for f, ilp, reset in PARTS[part] for w in WARPS for r in range(REPEATS)]
+
+
+def run(part: str, out: Path) -> None:
+    """Launch ``part``'s schedule (CuPy); write its launch list with the kernels' clocks to
+    ``out/launches_<part>_<pass>.json`` (one file per application pass of ncu)."""
+    import cupy as cp
+    from capture import l1_resetter
+    tf = _tracefile()
+    reset = l1_resetter(cp)
+    mods, launches = {}, []
+    d_s, d_e, d_sm = cp.zeros(16, cp.uint64), cp.zeros(16, cp.uint64), cp.zeros(16, cp.uint32)
+    for form, ilp, w, repeat, before in schedule(part):
+        if form not in mods:
+            tr = tf.read_trace(REPO / "traces" / "h100" / "timing" / f"{form}.npz")
+            ptx = Path(os.environ.get("TMPDIR", "/tmp")) / f"stall_{form}.ptx"
+            ptx.write_text(tr.ptx)
+            ncols = tr.arrays["input"].shape[1]
+            mods[form] = (cp.RawModule(path=str(ptx)), cp.asarray(tr.arrays["input"]),
+                          cp.zeros(16 * 32 * ncols, cp.uint32))
+        mod, inp, sink = mods[form]
+        d_s.fill(0), d_e.fill(0)
+        if before:
+            reset()
+        mod.get_function(f"{form}_ilp{ilp}")((1,), (32 * w,), (inp, d_s, d_e, d_sm, sink, np.int32(REPS)))
+        cp.cuda.runtime.deviceSynchronize()
+        cyc = (cp.asnumpy(d_e)[:w].astype(np.int64) - cp.asnumpy(d_s)[:w].astype(np.int64)).tolist()
+        launches.append({"form": form, "ilp": ilp, "warps": w, "reps": REPS, "repeat": repeat,
+                         "reset": before, "cycles": cyc})
+    k = len(list(out.glob(f"launches_{part}_*.json")))
+    (out / f"launches_{part}_{k}.json").write_text(json.dumps(launches))
+
+
+def metric_names(ncu: str, out: Path) -> list:
+    """The metrics to collect (``name.rollup``): every stall-reason counter the installed ncu lists, and
+    :data:`OTHERS` that it lists; its listing is kept in ``out/query.txt``."""
+    text = subprocess.run([ncu, "--query-metrics", "--chip", "gh100"], capture_output=True, text=True).stdout
+    (out / "query.txt").write_text(text)
+    names = {line.split()[0] for line in text.splitlines() if line.strip()}
+    stalls = sorted(n for n in names if STALL.match(n))
+    return [f"{n}.sum" for n in stalls] + [f"{n}.{r}" for n, r in OTHERS if n in names]
+
+
+def device(out: Path) -> int:
+    """ncu over every part (``--replay-mode application``), one run each."""
+    out.mkdir(parents=True, exist_ok=True)
+    ncu = os.environ.get("NCU") or "ncu"
+    (out / "ncu_version.txt").write_text(subprocess.run([ncu, "--version"], capture_output=True, text=True).stdout)
+    metrics = metric_names(ncu, out)
+    print(f"{len(metrics)} metrics: {' '.join(metrics)}", flush=True)
+    collect = ["--metrics", ",".join(metrics)] if any(STALL.match(m.rsplit(".", 1)[0]) for m in metrics) else \
+        ["--section", "WarpStateStats", "--section", "SchedulerStats"]
+    rc = 0
+    for part in PARTS:
+        cmd = [ncu, "--replay-mode", "application", "--clock-control", "none", "--cache-control", "none",
+               "--kernel-name", "regex:^(sp_e|sp_s4|dense_s4)", *collect, "--csv", "--page", "raw",
+               "--log-file", str(out / f"ncu_{part}.csv"), sys.executable, __file__, "--run", part, str(out)]
+        t0 = time.time()
+        r = subprocess.run(cmd)
+        print(f"{part}: rc {r.returncode}, {time.time() - t0:.0f} s", flush=True)
+        rc = rc or r.returncode
+    return rc
+
+
+def _ncu_rows(path: Path) -> list:
+    text = path.read_text()
+    rows = list(csv.DictReader(io.StringIO(text[text.index('"ID"'):])))
+    return [r for r in rows if r["ID"].isdigit()]
+
+
+def _number(text: str) -> float:
+    return float(text.replace(",", "")) if text not in ("", "n/a") else float("nan")
+
+
+def summarise(out: Path) -> int:
+    """traces/h100/stall_reasons.json: one row per profiled launch (its launch-list entry, the clocks of every
+    application pass, the counters)."""
+    rows, keys = [], None
+    for part in PARTS:
+        passes = [json.loads(p.read_text()) for p in sorted(out.glob(f"launches_{part}_*.json"))]
+        got = _ncu_rows(out / f"ncu_{part}.csv")
+        want = schedule(part)
+        if len(got) != len(want) or any(len(p) != len(want) for p in passes):
+            raise SystemExit(f"{out}: part {part}: {len(got)} profiled kernels, passes of "
+                             f"{[len(p) for p in passes]} launches, expected {len(want)}")
+        for i, (r, (form, ilp, w, repeat, reset)) in enumerate(zip(got, want)):
+            if r["Kernel Name"] != f"{form}_ilp{ilp}" or int(r["Block Size"].strip("()").split(",")[0]) != 32 * w:
+                raise SystemExit(f"ncu row {r['ID']}: {r['Kernel Name']} {r['Block Size']}, expected "
+                                 f"{form}_ilp{ilp} with {32 * w} threads")
+            metrics = [k for k in r if re.match(r"^(smsp|sm|l1tex)__\w+\.sum$", k) or k == "sm__cycles_elapsed.max"]
+            keys = keys or metrics
+            rows.append({"part": part, "form": form, "ilp": ilp, "warps": w, "reps": REPS, "repeat": repeat,
+                         "reset": reset, "cycles": [p[i]["cycles"] for p in passes],
+                         "counters": {k: _number(r[k]) for k in metrics}})
+    doc = {"how": "Nsight Compute warp-state counters of the recorded emulated timing kernels (the PTX and input of "
+                  "traces/h100/timing/<form>.npz), one CTA of 32*warps threads, reps 32, on an H100 80GB HBM3: "
+                  "traces/capture/stall_reasons.py --device (ncu --replay-mode application --cache-control none "
+                  "--clock-control none). fp8: ILP 4 and 1 of sp_e4m3/sp_e5m2, each launch right after "
+                  "capture.py's L1 reset; s4: sp_s4_k64 ILP 1, dense_s4_k64 ILP 4, sp_s4_k64 ILP 4, dense_s4_k64 "
+                  "ILP 1, one configuration after the other, each launched twice (repeat 0, 1), as capture.py "
+                  "launches them. smsp__ counters are sums over the SM's sub-partitions (warp-cycles; the "
+                  "stall counters a warp's cycles by what it waits on, 'selected' those it issued); cycles: the "
+                  "kernel's own per-warp end - start clocks in every application pass of ncu.",
+           "ncu": (out / "ncu_version.txt").read_text().strip().splitlines()[-1] if (out / "ncu_version.txt").exists()
+           else "", "keys": keys, "rows": rows}
+    dest = REPO / "traces" / "h100" / "stall_reasons.json"
+    write_atomic(dest, json.dumps(doc, indent=0) + "\n")
+    print(f"{dest}: {len(rows)} launches, {len(keys)} counters")
+    return 0
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    g = ap.add_mutually_exclusive_group(required=True)
+    g.add_argument("--device", type=Path)
+    g.add_argument("--run", nargs=2, metavar=("PART", "OUT"))
+    g.add_argument("--json", type=Path)
+    a = ap.parse_args(argv)
+    if a.run:
+        run(a.run[0], Path(a.run[1]))
+        return 0
+    if a.device:
+        return device(a.device)
+    return summarise(a.json)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
