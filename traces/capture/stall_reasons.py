@@ -46,6 +46,10 @@ PARTS = {
     "s4": [("sp_s4_k64", 1, False), ("dense_s4_k64", 4, False), ("sp_s4_k64", 4, False), ("dense_s4_k64", 1, False)],
 }
 WARPS = tuple(range(1, 17))
+#: ``--device-source``: per-instruction warp-state samples (ncu's SourceCounters) of a few launches, each as its
+#: part launches it: (form, ilp, warps, reset before)
+SOURCE = (("sp_e4m3_k64_f32", 1, 4, True), ("sp_e4m3_k64_f32", 1, 8, True), ("sp_e4m3_k64_f32", 1, 16, True),
+          ("dense_s4_k64", 4, 4, False), ("dense_s4_k64", 4, 8, False), ("sp_s4_k64", 1, 8, False))
 REPS = 32
 REPEATS = 2
 #: counters besides the stall reasons: (base name, roll-up); kept if the installed ncu lists them
@@ -59,7 +63,10 @@ STALL = re.compile(r"^smsp__warps_issue_stalled_[a-z0-9_]+$")
 
 
 def schedule(part: str) -> list:
-    """(form, ilp, warps, repeat, reset) of every launch of ``part``, in launch order."""
+    """(form, ilp, warps, repeat, reset) of every launch of ``part``, in launch order (``source``: each of
+    :data:`SOURCE` twice, the second one profiled)."""
+    if part == "source":
+        return [(f, ilp, w, r, reset) for f, ilp, w, reset in SOURCE for r in range(REPEATS)]
     return [(f, ilp, w, r, reset) for f, ilp, reset in PARTS[part] for w in WARPS for r in range(REPEATS)]
 
 
@@ -124,6 +131,26 @@ def device(out: Path) -> int:
     return rc
 
 
+def device_source(out: Path) -> int:
+    """ncu's SourceCounters of both launches of each of :data:`SOURCE`: per SASS instruction the warp-state
+    samples by reason, ``out/source.csv`` (ncu's source page; the report in ``out/source.ncu-rep``)."""
+    out.mkdir(parents=True, exist_ok=True)
+    ncu = os.environ.get("NCU") or "ncu"
+    rep = out / "source"
+    cmd = [ncu, "--replay-mode", "application", "--clock-control", "none", "--cache-control", "none",
+           "--kernel-name", "regex:^(sp_e|sp_s4|dense_s4)", "--section", "SourceCounters", "--section", "WarpStateStats", "--warp-sampling-interval", "0",
+           "--import-source", "no", "-f", "-o", str(rep),
+           sys.executable, __file__, "--run", "source", str(out)]
+    r = subprocess.run(cmd)
+    print(f"source: rc {r.returncode}", flush=True)
+    page = subprocess.run([ncu, "-i", f"{rep}.ncu-rep", "--page", "source", "--csv", "--print-source", "sass"],
+                          capture_output=True, text=True)
+    (out / "source.csv").write_text(page.stdout + page.stderr)
+    raw = subprocess.run([ncu, "-i", f"{rep}.ncu-rep", "--page", "raw", "--csv"], capture_output=True, text=True)
+    (out / "source_raw.csv").write_text(raw.stdout + raw.stderr)
+    return r.returncode
+
+
 def _ncu_rows(path: Path) -> list:
     text = path.read_text()
     rows = list(csv.DictReader(io.StringIO(text[text.index('"ID"'):])))
@@ -175,6 +202,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     g = ap.add_mutually_exclusive_group(required=True)
     g.add_argument("--device", type=Path)
+    g.add_argument("--device-source", type=Path)
     g.add_argument("--run", nargs=2, metavar=("PART", "OUT"))
     g.add_argument("--json", type=Path)
     a = ap.parse_args(argv)
@@ -183,6 +211,8 @@ def main(argv=None) -> int:
         return 0
     if a.device:
         return device(a.device)
+    if a.device_source:
+        return device_source(a.device_source)
     return summarise(a.json)
 
 

@@ -303,6 +303,19 @@ TABLE = {
             "mio_ii": 2,
             "mio_warp_ii": 4,
             "mio_sm_ii": 1,
+            # after an SHFL, S2R or LDC the sub-partition dispatches no other warp's non-MIO instruction for a
+            # cycle (the warp itself may issue). Nsight Compute's warp states of the recorded kernels
+            # (traces/h100/stall_reasons.json, warpsim.timing.stall_reasons) show the H100's warps of
+            # T/sp_e4m3_k64_f32:ilp1 (92 SHFL in 411 instructions a trip) losing 39 / 58 / 124 / 189 cycles a
+            # trip to dispatch stalls with 5 / 8 / 12 / 16 warps (one warp, or one a sub-partition: 15), spread
+            # over nearly every instruction of the loop: ~63 a trip for each other warp of the sub-partition.
+            # With this hold the replay's warps lose 17 / 47 / 102 / 161, and the sparse fp8 ILP 1 runs with
+            # 7-16 warps are 1-4 % short instead of 5-8 % (they had been within 5 % only because a sub-partition
+            # could issue twice in a cycle when another's MIO instruction moved the SM-wide round robin
+            # mid-cycle, a defect fixed with it). Against it: the probe of traces/h100/l1_rate.json with 3-8
+            # warps shuffling on one sub-partition runs at 0.40 SHFL a cycle with it, 0.46-0.48 without, the H100
+            # 0.47-0.51. Which instructions hold the dispatch is not measured: a fit to the counters.
+            "mio_hold": 1,
             # variable-latency results (the scoreboards of the control bits): SHFL fitted with the L1 hit
             # below to the 1-warp trips of T/sp_e5m2_k64_f32:ilp1..6 (ILP 1: 92 SHFL, 7 LDL, 997 cycles);
             # LDC/S2R [lit ~30].

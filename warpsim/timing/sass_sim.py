@@ -17,10 +17,11 @@ cycle by cycle, with the table's ``emulated["sass"]`` entry:
   then), each to its pipe, which takes a warp
   instruction every ``ii`` cycles: ALU (LOP3, SHF, IADD3, SEL, PRMT, ...), FMA-heavy (IMAD; FADD/FFMA/FMUL
   take FMA-heavy or FMA-lite), tensor (HMMA/IMMA at their group's ii), MIO (SHFL, LDL, STL, LDC, S2R), which
-  also takes one instruction of a warp every ``mio_warp_ii`` cycles and one of the SM every ``mio_sm_ii``;
+  also takes one instruction of a warp every ``mio_warp_ii`` cycles and one of the SM every ``mio_sm_ii``; for
+  ``mio_hold`` cycles after an SHFL, S2R or LDC its sub-partition dispatches no other warp's non-MIO instruction;
   local stores pass the SM's store port, one line every ``l1["store_ii"]`` cycles, a store issuing when at
   most ``l1["store_queue"]`` cycles of stores are before it (``traces/h100/l1_rate.json``; with either SM-wide
-  limit on the sub-partitions take turns going first);
+  limit on the sub-partitions take turns going first, each sub-partition once a cycle);
 * local memory (the spills) goes through the SM's L1: a spill slot of a warp is one 128-byte line (lanes
   interleaved), the L1 holds ``l1["lines"]`` lines in ``l1["ways"]``-way LRU sets, one line access per
   ``l1["line_ii"]`` cycles; a fill that hits returns after ``l1["hit"]`` cycles; a line not in the L1 (a
@@ -58,6 +59,8 @@ cycle by cycle, with the table's ``emulated["sass"]`` entry:
   phase mode of a pair (``warpsim.timing.pair_modes``).
 
 :func:`issue` runs warps with programs of their own on one sub-partition (a microbenchmark's warps).
+``Loop.stalls`` accounts for every cycle of every warp as Nsight Compute's warp states (:data:`STALLS`), for
+``warpsim.timing.stall_reasons`` to set beside the H100's (``traces/h100/stall_reasons.json``).
 """
 from __future__ import annotations
 
@@ -66,6 +69,9 @@ from numba import njit
 
 #: pipes of the program arrays (column of a sub-partition's free times)
 NONE, ALU, FMAH, FMAL, TENSOR, MIO = range(6)
+#: the columns of ``free`` after the pipes': until when, and for which warp's benefit, the sub-partition
+#: dispatches no other warp's non-MIO instruction (``mio_hold``)
+HOLD_TO, HOLDER = 6, 7
 #: memory access kinds
 LOCAL_LOAD, LOCAL_STORE, LOCAL_LOAD_LU = 1, 2, 3
 #: what an LDL.LU (last use) does to its line (``l1["last_use"]``)
@@ -80,6 +86,17 @@ POLICIES = {"lru": 0, "random": 1, "bip": 2, "srrip": 3, "plru": 4, "lip": 5, "b
 #: other sets insert as BIP while it is at least half of ``DIP_MAX`` (the selector lives in ``stamp[sets, 0]``)
 DIP_LEADER, DIP_MAX = 32, 1024
 HASHES = {"fold": 0, "mix": 1, "mod": 2}
+#: what a warp does in a cycle (``Loop.stalls``), named as Nsight Compute's warp states
+#: (``smsp__warps_issue_stalled_<reason>``, ``traces/h100/stall_reasons.json``): it issues (``selected``); it
+#: could, but another warp does (``not_selected``) or keeps the sub-partition (``dispatch_stall``); it waits
+#: out its stall count (``wait``) or the fetch redirect after CALL/RET/BRA (``branch_resolving``); for a local
+#: load's result (``long_scoreboard``) or another variable-latency one (SHFL, LDC, S2R: ``short_scoreboard``);
+#: for the MIO's turn with LDL/STL (``lg_throttle``) or another MIO op (``mio_throttle``); for its pipe
+#: (``math_pipe_throttle``); for its next code line (``no_instruction``)
+STALLS = ("selected", "not_selected", "wait", "branch_resolving", "long_scoreboard", "short_scoreboard",
+          "lg_throttle", "mio_throttle", "math_pipe_throttle", "no_instruction", "dispatch_stall")
+(SELECTED, NOT_SELECTED, WAIT, BRANCH, LONG_SB, SHORT_SB, LG_THROTTLE, MIO_THROTTLE, MATH_THROTTLE,
+ NO_INSTRUCTION, DISPATCH_STALL) = range(len(STALLS))
 #: the instruction fetch's options (``fetch``), in the order ``_run`` takes them
 FETCH = ("l0_lines", "ii", "latency", "ahead", "l1i_lines", "l2_ii", "l2_latency")
 
@@ -89,7 +106,7 @@ def _arrays(lines: list[str], cfg: dict, tensor: dict, code_lines=None) -> dict:
     ``code_lines``: the 128-byte code line of each (``sass_profile.trip_lines``), for the instruction fetch."""
     n = len(lines)
     a = {k: np.zeros(n, np.int64) for k in ("pipe", "ii", "stall", "keep", "wb", "rb", "wait", "lat",
-                                             "mem", "line", "nlines", "yld")}
+                                             "mem", "line", "nlines", "yld", "redir", "mhold")}
     a["iline"] = np.full(n, -1, np.int64) if code_lines is None else np.asarray(code_lines, np.int64)
     a["known"] = np.zeros(int(a["iline"].max()) + 2, np.int64)  # the lines of the loop's code
     a["known"][a["iline"][a["iline"] >= 0]] = 1
@@ -106,7 +123,10 @@ def _arrays(lines: list[str], cfg: dict, tensor: dict, code_lines=None) -> dict:
             p = pipe_of.get(base, NONE)
             cyc = ii.get(p, 0)
         a["pipe"][i], a["ii"][i] = p, int(cyc)
-        a["stall"][i] = int(f[1]) + cfg["redirect"].get(base, 0)
+        a["redir"][i] = cfg["redirect"].get(base, 0)
+        if p == MIO and base not in ("LDL", "STL"):  # SHFL, S2R, LDC: the sub-partition dispatches no other
+            a["mhold"][i] = int(cfg.get("mio_hold", 0))  # warp's non-MIO instruction for mio_hold cycles after it
+        a["stall"][i] = int(f[1]) + a["redir"][i]
         a["yld"][i] = 1 - int(f[2])  # the yield flag (``yield_switch``)
         if int(f[2]) and base in cfg.get("keep_ops", ()):  # not yielding: keeps the sub-partition
             a["keep"][i] = int(f[1])  # through its stall count (the fetch redirect not included)
@@ -132,6 +152,7 @@ class Loop:
         self.cfg = cfg
         self._got: dict = {}
         self._counts: dict = {}
+        self._stalls: dict = {}
 
     def cycles(self, population: tuple) -> list:
         """``[(first trip, later trip)]`` per sub-partition (the mean of its warps; 0 where none) with
@@ -147,7 +168,16 @@ class Loop:
         self.cycles(population)
         return self._counts[population]
 
-    def _simulate(self, population):
+    def stalls(self, population: tuple) -> tuple:
+        """What the warps did, cycle by cycle (:data:`STALLS`), with ``population`` warps of the loop: ``(first,
+        later)``, the cycles of all warps in each state in their first trip and in a later one (the mean of the
+        trips after the first). The same run as :meth:`cycles`, with the account kept."""
+        got = self._stalls.get(population)
+        if got is None:
+            got = self._stalls[population] = self._simulate(population, account=True)
+        return got
+
+    def _simulate(self, population, account=False):
         order = [(s, k) for k in range(max(population)) for s in range(len(population)) if population[s] > k]
         sp_of = np.array([s for s, _ in order], np.int64)
         start = np.array([k for _, k in order], np.int64) * int(self.cfg.get("stagger", 0))
@@ -158,8 +188,11 @@ class Loop:
         trips = max(int(c["trips"]), -(-int(c["instructions"]) // len(a["pipe"])))
         nw = len(sp_of)
         counts = np.zeros((2, 4), np.int64)
+        stalls = np.zeros((2, nw, len(STALLS)) if account else (0, 0, 0), np.int64)
         ends = _issue(a, c, sp_of, np.zeros(nw, np.int64), np.full(nw, len(a["pipe"]), np.int64),
-                      start, np.full(nw, trips, np.int64), self.frame_lines, lines, counts=counts)
+                      start, np.full(nw, trips, np.int64), self.frame_lines, lines, counts=counts, stalls=stalls)
+        if account:
+            return stalls[0].sum(axis=0).astype(float), stalls[1].sum(axis=0) / (trips - 1)
         first = (ends[:, 0] - start).astype(float)
         later = (ends[:, -1] - ends[:, 0]) / (trips - 1)
         self._counts[population] = (counts[0] / nw, counts[1] / (nw * (trips - 1)))
@@ -195,10 +228,11 @@ def table_loop(kernel: str, l1: dict | None = None, **overrides) -> Loop:
     return Loop(sass_profile.trip(prof), table_cfg(l1, **overrides), TABLE["tensor"], sass_profile.trip_lines(prof))
 
 
-def _issue(a, c, sp_of, first, stop, start, want, frame_lines, lines, log=None, counts=None):
+def _issue(a, c, sp_of, first, stop, start, want, frame_lines, lines, log=None, counts=None, stalls=None):
     """``_run`` of the program arrays ``a`` under the table ``c``: warp w runs ``a[first[w]:stop[w]]``
     ``want[w]`` times from cycle ``start[w]`` on sub-partition ``sp_of[w]``, with an L1 of ``lines`` lines
-    (``log[w]``, if given, gets the issue cycles of warp w's first instructions)."""
+    (``log[w]``, if given, gets the issue cycles of warp w's first instructions; ``stalls[trip > 0, w]``, if
+    given, its cycles in each of the :data:`STALLS`)."""
     l1, f = c["l1"], c.get("fetch", {})
     return _run(a["pipe"], a["ii"], a["stall"], a["keep"], a["wb"], a["rb"], a["wait"], a["lat"], a["mem"],
                 a["line"], a["nlines"], a["yld"], sp_of, first, stop, start, want, frame_lines,
@@ -212,7 +246,8 @@ def _issue(a, c, sp_of, first, stop, start, want, frame_lines, lines, log=None, 
                 bool(l1.get("fill_port", False)), a["iline"], a["known"],
                 np.array([int(f.get(k, 0)) for k in FETCH], np.int64),
                 np.zeros((len(sp_of), 0), np.int64) if log is None else log,
-                np.zeros((2, 4), np.int64) if counts is None else counts)
+                np.zeros((2, 4), np.int64) if counts is None else counts, a["redir"], a["mhold"],
+                np.zeros((0, 0, 0), np.int64) if stalls is None else stalls)
 
 
 def issue(programs: list, starts: list, trips: list, cfg: dict, tensor: dict, code_lines=None) -> list:
@@ -248,10 +283,11 @@ class SassStage:
 def _run(pipe, ii, stall, keep, wb, rb, wait, lat, mem, line, nlines, yld, sp_of, first, stop, start, want,
          frame_lines, sets, ways, hit_lat, miss_lat, line_ii, fill_ii, mio_ii, hold, yield_switch, policy, hsh,
          validate, last_use, lu_permille, stale, in_order, mio_warp_ii, mio_sm_ii, store_ii, store_queue,
-         fill_port, iline, known, fp, log, counts):
+         fill_port, iline, known, fp, log, counts, redir, mhold, stalls):
     """Cycle of the end of every trip of every warp (``ends[warp, trip]``); the issue cycles of each warp's
     first ``log.shape[1]`` instructions go to ``log``; ``counts[trip > 0]`` gets the local lines loaded, the
-    loads that missed, the lines stored and the stores that missed (:data:`COUNTS`)."""
+    loads that missed, the lines stored and the stores that missed (:data:`COUNTS`); ``stalls[trip > 0, w]``
+    (unless empty) warp w's cycles in each of the :data:`STALLS`."""
     nw = sp_of.shape[0]
     nsp = sp_of.max() + 1
     pos = first.copy()
@@ -260,7 +296,7 @@ def _run(pipe, ii, stall, keep, wb, rb, wait, lat, mem, line, nlines, yld, sp_of
     done = np.zeros(nw, np.int64)
     nlog = np.zeros(nw, np.int64)
     ends = np.zeros((nw, want.max()), np.int64)
-    free = np.zeros((nsp, 6), np.int64)
+    free = np.zeros((nsp, 8), np.int64)
     last = -np.ones(nsp, np.int64)
     kept = -np.ones(nsp, np.int64)  # the warp that keeps sub-partition s (its last instruction did not yield)
     kept_to = np.zeros(nsp, np.int64)  # ... until this cycle at the latest
@@ -288,19 +324,29 @@ def _run(pipe, ii, stall, keep, wb, rb, wait, lat, mem, line, nlines, yld, sp_of
         for w in range(nw):
             fready[w] = _code_line(ic, iport, sp_of[w], iline[first[w]], start[w], fp)
     warp_mem = np.zeros(nw, np.int64)  # in_order: the cycle the warp's last load returned
+    account = stalls.shape[0] > 0
+    began = start.copy()  # the cycle each warp starts (``start`` is reused below)
+    plain = start.copy()  # the end of each warp's stall count without the fetch redirect
+    sbk = np.zeros((nw, 8), np.int64)  # 1: the scoreboard was set by a local-memory access
     fill_free = 0
     use = 0
     t = 0
     left = nw
     while left > 0:
-        for s0 in range(nsp):
-            s = (s0 + port[3]) % nsp if fair else s0  # SM-wide ports: round robin from the last one served
+        first_sp = port[3] if fair else 0  # SM-wide ports: round robin from the one after the last served,
+        for s0 in range(nsp):  # each sub-partition once a cycle
+            s = (s0 + first_sp) % nsp
             k = kept[s]
             if k >= 0 and t < kept_to[s] and done[k] < want[k]:
-                w = k if _can(k, s, t, done, want, nxt, pos, wait, sb, pipe, free, mem, wmio, port, fready) else -1
+                w = k if _can(k, s, t, plain, sbk, done, want, nxt, pos, wait, sb, pipe, free, mem, wmio, port,
+                              fready) else -1
             else:
                 kept[s] = -1
-                w = _pick(s, t, last[s], sp_of, done, want, nxt, pos, wait, sb, pipe, free, mem, wmio, port, fready)
+                w = _pick(s, t, last[s], sp_of, plain, sbk, done, want, nxt, pos, wait, sb, pipe, free, mem, wmio,
+                          port, fready)
+            if account:
+                _account(stalls, s, w, t, began, plain, sbk, sp_of, done, want, nxt, pos, wait, sb, pipe, free, mem,
+                         wmio, port, fready, kept[s] if t < kept_to[s] else -1)
             if w < 0:
                 continue
             i = pos[w]
@@ -355,14 +401,19 @@ def _run(pipe, ii, stall, keep, wb, rb, wait, lat, mem, line, nlines, yld, sp_of
                 warp_mem[w] = ready
             if wb[i] != NO_SCOREBOARD:
                 sb[w, wb[i]] = ready
+                sbk[w, wb[i]] = 1 if mem[i] != 0 else 0
             if rb[i] != NO_SCOREBOARD and start + 2 > sb[w, rb[i]]:
                 sb[w, rb[i]] = start + 2  # the source registers are read
+                sbk[w, rb[i]] = 1 if mem[i] != 0 else 0
             nxt[w] = t + (stall[i] if stall[i] > 0 else 1)
+            plain[w] = nxt[w] - redir[i]
             h = last[s]  # the greedy warp keeps its turn through waits no longer than ``hold``
             if h < 0 or h == w or done[h] >= want[h] or nxt[h] - t > hold or _waits(h, t, pos, wait, sb):
                 last[s] = w
             if yield_switch and yld[i] == 1:  # the yield flag: the next warp in turn goes first
                 last[s] = _next_warp(w, s, sp_of, done, want)
+            if mhold[i] > 0:
+                free[s, HOLD_TO], free[s, HOLDER] = t + 1 + mhold[i], w
             if keep[i] > 0:
                 kept[s], kept_to[s] = w, t + keep[i]
             else:
@@ -378,6 +429,52 @@ def _run(pipe, ii, stall, keep, wb, rb, wait, lat, mem, line, nlines, yld, sp_of
                 fready[w] = _code_line(ic, iport, s, iline[pos[w]], t, fp)
         t += 1
     return ends
+
+
+@njit(cache=True)
+def _account(stalls, s, w, t, began, plain, sbk, sp_of, done, want, nxt, pos, wait, sb, pipe, free, mem, wmio, port,
+             fready, keeper):
+    """Cycle t of every running warp of sub-partition s into ``stalls`` (:data:`STALLS`): w issues (or -1);
+    ``keeper`` keeps the sub-partition (or -1)."""
+    for x in range(sp_of.shape[0]):
+        if sp_of[x] != s or done[x] >= want[x] or t < began[x]:
+            continue
+        row = min(done[x], 1)
+        if x == w:
+            stalls[row, x, SELECTED] += 1
+            continue
+        why = _why(x, s, t, plain, sbk, nxt, pos, wait, sb, pipe, free, mem, wmio, port, fready)
+        if why == NOT_SELECTED and keeper >= 0 and keeper != x:
+            why = DISPATCH_STALL
+        stalls[row, x, why] += 1
+
+
+@njit(cache=True)
+def _why(w, s, t, plain, sbk, nxt, pos, wait, sb, pipe, free, mem, wmio, port, fready):
+    """What keeps warp w of sub-partition s from issuing its next instruction at t (a :data:`STALLS` index;
+    ``not_selected`` if nothing does). An MIO instruction also needs the warp's own turn (``wmio[w]``) and the
+    SM's (``port[0]``); a local store the SM's store port with at most ``port[2]`` cycles of stores queued
+    (``port[1]``: the cycle the queued ones are through)."""
+    if nxt[w] > t:
+        return WAIT if plain[w] > t else BRANCH
+    if fready[w] > t:
+        return NO_INSTRUCTION
+    i = pos[w]
+    for b in range(6):
+        if (wait[i] >> b) & 1 and sb[w, b] > t:
+            return LONG_SB if sbk[w, b] == 1 else SHORT_SB
+    p = pipe[i]
+    if p == MIO:
+        if free[s, MIO] > t or wmio[w] > t or port[0] > t or (mem[i] == LOCAL_STORE and port[1] - t > port[2]):
+            return LG_THROTTLE if mem[i] != 0 else MIO_THROTTLE
+        return NOT_SELECTED
+    if p == FMAL:
+        return NOT_SELECTED if free[s, FMAH] <= t or free[s, FMAL] <= t else MATH_THROTTLE
+    if p != NONE and free[s, p] > t:
+        return MATH_THROTTLE
+    if free[s, HOLD_TO] > t and free[s, HOLDER] != w:
+        return DISPATCH_STALL
+    return NOT_SELECTED
 
 
 @njit(cache=True)
@@ -457,12 +554,13 @@ def _cache_put(ic, r, cap, ln, t, ready):
 
 
 @njit(cache=True)
-def _pick(s, t, last, sp_of, done, want, nxt, pos, wait, sb, pipe, free, mem, wmio, port, fready):
+def _pick(s, t, last, sp_of, plain, sbk, done, want, nxt, pos, wait, sb, pipe, free, mem, wmio, port, fready):
     """The warp of sub-partition s that issues at t: the last one if it can, else round robin after it."""
     nw = sp_of.shape[0]
     for k in range(nw):
         w = (last + k) % nw if last >= 0 else k
-        if sp_of[w] == s and _can(w, s, t, done, want, nxt, pos, wait, sb, pipe, free, mem, wmio, port, fready):
+        if sp_of[w] == s and _can(w, s, t, plain, sbk, done, want, nxt, pos, wait, sb, pipe, free, mem, wmio, port,
+                                  fready):
             return w
     return -1
 
@@ -479,20 +577,11 @@ def _next_warp(w, s, sp_of, done, want):
 
 
 @njit(cache=True)
-def _can(w, s, t, done, want, nxt, pos, wait, sb, pipe, free, mem, wmio, port, fready):
-    """Whether warp w (of sub-partition s) can issue its next instruction at t. An MIO instruction also needs
-    the warp's own turn (``wmio[w]``) and the SM's (``port[0]``); a local store the SM's store port with at
-    most ``port[2]`` cycles of stores queued (``port[1]``: the cycle the queued ones are through)."""
-    if done[w] >= want[w] or nxt[w] > t or fready[w] > t or _waits(w, t, pos, wait, sb):
-        return False
-    p = pipe[pos[w]]
-    if p == FMAL:
-        return free[s, FMAH] <= t or free[s, FMAL] <= t
-    if p == MIO:
-        if free[s, MIO] > t or wmio[w] > t or port[0] > t:
-            return False
-        return mem[pos[w]] != LOCAL_STORE or port[1] - t <= port[2]
-    return p == NONE or free[s, p] <= t
+def _can(w, s, t, plain, sbk, done, want, nxt, pos, wait, sb, pipe, free, mem, wmio, port, fready):
+    """Whether warp w (of sub-partition s) can issue its next instruction at t (:func:`_why` has nothing
+    against it)."""
+    return done[w] < want[w] and _why(w, s, t, plain, sbk, nxt, pos, wait, sb, pipe, free, mem, wmio, port,
+                                      fready) == NOT_SELECTED
 
 
 @njit(cache=True)
