@@ -5,6 +5,14 @@ each warp spends stalled, by reason) of the recorded timing kernels themselves, 
     python traces/capture/stall_reasons.py --device OUT     # on the GPU: ncu over --run, OUT/ncu_<part>.csv
     python traces/capture/stall_reasons.py --run PART OUT   # what ncu profiles (CuPy); its launch list to OUT
     python traces/capture/stall_reasons.py --json OUT       # here: traces/h100/stall_reasons.json from OUT
+    python traces/capture/stall_reasons.py --json-rate OUT  # here: traces/h100/l1_rate_stalls.json from OUT
+
+``--json-rate`` summarises the same counters of ``l1_rate.py``'s probes (local loads, stores, shuffles; 1-16
+warps spread or on one sub-partition), taken on the GPU by (2026-11-26, 27 s)::
+
+    python3 traces/capture/l1_rate.py --build
+    ncu --kernel-name regex:rate_ --metrics <STALL_METRICS>,smsp__warps_active.sum,smsp__issue_active.sum,\
+        sm__cycles_elapsed.max --csv --page raw --log-file OUT/ncu_lr.csv python3 traces/capture/l1_rate.py --device OUT
 
 Compared with ``sass_sim``'s own account of its warps' cycles by ``python -m warpsim.timing.stall_reasons``.
 
@@ -60,6 +68,9 @@ OTHERS = (("sm__cycles_elapsed", "max"), ("smsp__warps_active", "sum"), ("smsp__
           ("l1tex__t_sectors_pipe_lsu_mem_local_op_ld_lookup_miss", "sum"),
           ("l1tex__t_sectors_pipe_lsu_mem_local_op_st", "sum"))
 STALL = re.compile(r"^smsp__warps_issue_stalled_[a-z0-9_]+$")
+#: the stall counters taken of the ``l1_rate.py`` probes (``--json-rate``)
+RATE_STALLS = ("selected", "not_selected", "wait", "dispatch_stall", "short_scoreboard", "long_scoreboard",
+               "mio_throttle", "lg_throttle", "math_pipe_throttle", "no_instruction", "branch_resolving")
 
 
 def schedule(part: str) -> list:
@@ -198,6 +209,32 @@ def summarise(out: Path) -> int:
     return 0
 
 
+def summarise_rate(out: Path) -> int:
+    """traces/h100/l1_rate_stalls.json: per launch of ``l1_rate.py --device`` (``OUT/l1_rate_raw.json``) its
+    configuration and ncu's counters (``OUT/ncu_lr.csv``, one row per launch in launch order)."""
+    runs = json.loads((out / "l1_rate_raw.json").read_text())["rows"]
+    got = _ncu_rows(out / "ncu_lr.csv")
+    if len(got) != len(runs):
+        raise SystemExit(f"{out}: {len(got)} profiled kernels, {len(runs)} launches")
+    keys = [f"smsp__warps_issue_stalled_{x}.sum" for x in RATE_STALLS] + ["smsp__warps_active.sum",
+                                                                          "smsp__issue_active.sum"]
+    rows = []
+    for r, run in zip(got, runs):
+        if r["Kernel Name"] != f"rate_{run['op']}":
+            raise SystemExit(f"ncu row {r['ID']}: {r['Kernel Name']}, expected rate_{run['op']}")
+        rows.append({k: run[k] for k in ("op", "placement", "warps", "repeat")} | {
+            "counters": {k: _number(r[k]) for k in keys}})
+    doc = {"how": "Nsight Compute 2025.3.1 warp-state counters of traces/capture/l1_rate.py's probes (every active "
+                  "warp of one CTA runs 32 independent ld.local / st.local / shfl.sync or 16 ld + 16 st a trip, "
+                  "warps spread over the sub-partitions or all on sub-partition 0), one row per launch of "
+                  "l1_rate.py --device under ncu (default kernel replay) on an H100 80GB HBM3, 2026-11-26; "
+                  "smsp__ counters summed over the SM's sub-partitions (warp-cycles).", "rows": rows}
+    dest = REPO / "traces" / "h100" / "l1_rate_stalls.json"
+    write_atomic(dest, json.dumps(doc, indent=0) + "\n")
+    print(f"{dest}: {len(rows)} launches")
+    return 0
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     g = ap.add_mutually_exclusive_group(required=True)
@@ -205,6 +242,7 @@ def main(argv=None) -> int:
     g.add_argument("--device-source", type=Path)
     g.add_argument("--run", nargs=2, metavar=("PART", "OUT"))
     g.add_argument("--json", type=Path)
+    g.add_argument("--json-rate", type=Path)
     a = ap.parse_args(argv)
     if a.run:
         run(a.run[0], Path(a.run[1]))
@@ -213,6 +251,8 @@ def main(argv=None) -> int:
         return device(a.device)
     if a.device_source:
         return device_source(a.device_source)
+    if a.json_rate:
+        return summarise_rate(a.json_rate)
     return summarise(a.json)
 
 

@@ -312,9 +312,11 @@ TABLE = {
             # With this hold the replay's warps lose 17 / 47 / 102 / 161, and the sparse fp8 ILP 1 runs with
             # 7-16 warps are 1-4 % short instead of 5-8 % (they had been within 5 % only because a sub-partition
             # could issue twice in a cycle when another's MIO instruction moved the SM-wide round robin
-            # mid-cycle, a defect fixed with it). Against it: the probe of traces/h100/l1_rate.json with 3-8
-            # warps shuffling on one sub-partition runs at 0.40 SHFL a cycle with it, 0.46-0.48 without, the H100
-            # 0.47-0.51. Which instructions hold the dispatch is not measured: a fit to the counters.
+            # mid-cycle, a defect fixed with it). A stand-in for a mechanism not found: the probe of
+            # traces/h100/l1_rate.json with 3-8 warps shuffling on one sub-partition runs at 0.40 SHFL a cycle
+            # with it, 0.46-0.48 without, the H100 0.47-0.51, and the H100's warps lose under 1 % of their cycles
+            # to dispatch stalls there (traces/h100/l1_rate_stalls.json): the SHFL is not what holds the
+            # dispatch. What does is not measured; the hold is fitted to the counters' dispatch stalls.
             "mio_hold": 1,
             # variable-latency results (the scoreboards of the control bits): SHFL fitted with the L1 hit
             # below to the 1-warp trips of T/sp_e5m2_k64_f32:ilp1..6 (ILP 1: 92 SHFL, 7 LDL, 997 cycles);

@@ -24,6 +24,8 @@ from warpsim.timing import measurement, sass_sim
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.join(HERE, "..", "..", "traces", "h100", "stall_reasons.json")
+#: the same counters of ``l1_rate``'s probes (``traces/capture/stall_reasons.py --json-rate``)
+RATE = os.path.join(HERE, "..", "..", "traces", "h100", "l1_rate_stalls.json")
 COUNTER = "smsp__warps_issue_stalled_{}.sum"
 #: the H100's states that ``sass_sim`` has no counterpart of (shown together as ``other`` beside ``dispatch``)
 OTHER = ("drain", "misc", "imc_miss", "barrier", "membar", "sleeping", "tex_throttle", "gmma")
@@ -57,6 +59,19 @@ def measured(doc: dict | None = None) -> dict:
         row["cycles"] = sum(row.values())
         got[(f"{r['form']}_ilp{r['ilp']}", r["warps"])].append(row)
     return {k: {col: float(np.mean([x[col] for x in v])) for col in v[0]} for k, v in got.items()}
+
+
+def rate_probes(path: str = RATE) -> dict:
+    """``{(op, placement, warps): {state: share of the warps' cycles}}`` of the ``l1_rate`` probes on the H100
+    (the mean over the launches), from ``traces/h100/l1_rate_stalls.json``."""
+    doc = measurement.load(path, "l1_rate_stalls", ("rows", "how"))
+    got = defaultdict(list)
+    for r in doc["rows"]:
+        c = r["counters"]
+        got[(r["op"], r["placement"], r["warps"])].append(
+            {k.removeprefix("smsp__warps_issue_stalled_").removesuffix(".sum"): v / c["smsp__warps_active.sum"]
+             for k, v in c.items() if k.startswith("smsp__warps_issue_stalled_")})
+    return {k: {s: float(np.mean([x[s] for x in v])) for s in v[0]} for k, v in got.items()}
 
 
 def replay(kernel: str, warps, reps: int = 32, l1: dict | None = None, **options) -> dict:
