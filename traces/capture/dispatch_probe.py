@@ -23,7 +23,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 sys.path.insert(0, str(HERE))
-from probe import BUILD, builder, cli, kernel_loops, open_module, save_raw, summarise_raw  # noqa: E402
+from probe import BUILD, builder, cli, kernel_loops, open_module, save_raw, summarise_raw, timed_launch  # noqa: E402
 
 WARPS = (1, 2, 3, 4)
 ITERS = 256
@@ -93,13 +93,9 @@ def device(out: Path) -> int:
             fn = mod.get_function(f"disp_{kind}")
             for w in WARPS:
                 launched = 4 * (w - 1) + 1
-                buf[:] = 0
-                fn((1,), (32 * launched,), (cp.int32(ITERS), cp.int32(0), buf, sink))
-                cp.cuda.Device().synchronize()
-                t = buf.get().reshape(-1, 2)
-                active = range(0, launched, 4)
-                rows.append({"kind": kind, "warps": w, "repeat": rep, "iters": ITERS,
-                             "start": [int(t[k, 0]) for k in active], "end": [int(t[k, 1]) for k in active]})
+                clocks = timed_launch(cp, fn, 32 * launched, (cp.int32(ITERS), cp.int32(0), buf, sink), buf,
+                                      range(0, launched, 4))
+                rows.append({"kind": kind, "warps": w, "repeat": rep, "iters": ITERS, **clocks})
     save_raw(out, "dispatch_probe", rows)
     return 0
 

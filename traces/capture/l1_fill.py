@@ -29,7 +29,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 sys.path.insert(0, str(HERE))
-from probe import BUILD, builder, cli, kernel_loops, open_module, save_raw, summarise_raw  # noqa: E402
+from probe import BUILD, builder, cli, kernel_loops, open_module, save_raw, summarise_raw, timed_launch  # noqa: E402
 WARPS = (1, 2, 3, 4, 6, 8, 12, 16)
 FRAME = 16384          # 4-byte words a thread: every other one used, one 128-byte line of the warp's each
 LINES = 32             # accesses a trip
@@ -183,13 +183,9 @@ def device(out: Path) -> int:
         for name in STREAMS:
             fn = mod.get_function(f"stream_{name}")
             for w in WARPS:
-                buf[:] = 0
-                fn((1,), (32 * w,), (cp.int32(ITERS), cp.int32(0), gbuf, buf, sink))
-                cp.cuda.Device().synchronize()
-                t = buf.get().reshape(-1, 2)
+                clocks = timed_launch(cp, fn, 32 * w, (cp.int32(ITERS), cp.int32(0), gbuf, buf, sink), buf, range(w))
                 rows.append({"kernel": f"stream_{name}", "warps": w, "repeat": rep, "iters": ITERS,
-                             "lines": STREAMS[name][1] * STREAMS[name][2],
-                             "start": [int(t[k, 0]) for k in range(w)], "end": [int(t[k, 1]) for k in range(w)]})
+                             "lines": STREAMS[name][1] * STREAMS[name][2], **clocks})
         for name in ("chase", "order"):
             lat[:] = 0
             mod.get_function(name)((1,), (32,), (cp.int32(STEPS), cp.int32(0), lat, sink))

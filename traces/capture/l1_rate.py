@@ -19,7 +19,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 sys.path.insert(0, str(HERE))
-from probe import BUILD, builder, cli, kernel_loops, open_module, save_raw, summarise_raw  # noqa: E402
+from probe import BUILD, builder, cli, kernel_loops, open_module, save_raw, summarise_raw, timed_launch  # noqa: E402
 OPS = ("ldl", "stl", "shfl", "ldst")
 WARPS = (1, 2, 3, 4, 6, 8, 12, 16)
 ITERS = 256
@@ -93,14 +93,10 @@ def device(out: Path) -> int:
                     if placement == "sp0" and 4 * (w - 1) + 1 > 32:
                         continue  # a CTA holds 32 warps
                     launched = w if placement == "spread" else 4 * (w - 1) + 1
-                    buf[:] = 0
-                    fn((1,), (32 * launched,), (cp.int32(ITERS), cp.int32(placement == "sp0"), cp.int32(0), buf, sink))
-                    cp.cuda.Device().synchronize()
-                    t = buf.get().reshape(-1, 2)
                     active = [k for k in range(launched) if placement == "spread" or k % 4 == 0]
+                    args = (cp.int32(ITERS), cp.int32(placement == "sp0"), cp.int32(0), buf, sink)
                     rows.append({"op": op, "placement": placement, "warps": w, "repeat": rep, "iters": ITERS,
-                                 "accesses": LINES, "start": [int(t[k, 0]) for k in active],
-                                 "end": [int(t[k, 1]) for k in active]})
+                                 "accesses": LINES, **timed_launch(cp, fn, 32 * launched, args, buf, active)})
     save_raw(out, "l1_rate", rows)
     return 0
 

@@ -64,6 +64,16 @@ def open_module(cubin: Path):
     return cp, cp.RawModule(path=str(cubin)), cp.zeros(2 * 64, cp.uint64), cp.zeros(64 * 32, cp.uint32)
 
 
+def timed_launch(cp, fn, threads: int, args: tuple, buf, active) -> dict:
+    """On the GPU: ``fn`` launched as one CTA of ``threads`` threads with ``args`` (its clock buffer ``buf``
+    zeroed first); ``{"start": [...], "end": [...]}``, the clocks of the warps ``active``."""
+    buf[:] = 0
+    fn((1,), (threads,), args)
+    cp.cuda.Device().synchronize()
+    t = buf.get().reshape(-1, 2)
+    return {"start": [int(t[k, 0]) for k in active], "end": [int(t[k, 1]) for k in active]}
+
+
 def save_raw(out: Path, name: str, rows: list) -> None:
     """``OUT/<name>_raw.json`` on the GPU machine: the launches' ``rows`` with the device and CuPy version."""
     import cupy as cp
