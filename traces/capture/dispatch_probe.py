@@ -104,7 +104,8 @@ def summarise(out: Path) -> int:
     """traces/h100/dispatch_probe.json from OUT: the launches of ``--device`` run under ncu (module docstring),
     each row with ncu's counters of that launch (``OUT/ncu_dp.csv``, in launch order)."""
     import json
-    from stall_reasons import _ncu_rows, _number
+    from l1_counters import _ncu_rows
+    from stall_reasons import _number
     raw_path = out / "dispatch_probe_raw.json"
     raw = json.loads(raw_path.read_text())
     got = _ncu_rows(out / "ncu_dp.csv")

@@ -31,8 +31,6 @@ state a cycle (``selected`` the cycles it issued).
 from __future__ import annotations
 
 import argparse
-import csv
-import io
 import json
 import os
 import re
@@ -47,6 +45,7 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 sys.path.insert(0, str(HERE))
 from trips import _tracefile, write_atomic  # noqa: E402  (warpsim/tracefile.py loaded by path, no install needed)
+from l1_counters import _ncu_rows  # noqa: E402  (the rows of ncu --csv --page raw)
 
 #: the parts, one ncu run each, in order: (form, ilp, reset before each launch)
 PARTS = {
@@ -160,12 +159,6 @@ def device_source(out: Path) -> int:
     raw = subprocess.run([ncu, "-i", f"{rep}.ncu-rep", "--page", "raw", "--csv"], capture_output=True, text=True)
     (out / "source_raw.csv").write_text(raw.stdout + raw.stderr)
     return r.returncode
-
-
-def _ncu_rows(path: Path) -> list:
-    text = path.read_text()
-    rows = list(csv.DictReader(io.StringIO(text[text.index('"ID"'):])))
-    return [r for r in rows if r["ID"].isdigit()]
 
 
 def _number(text: str) -> float:

@@ -157,10 +157,9 @@ class Loop:
     def cycles(self, population: tuple) -> list:
         """``[(first trip, later trip)]`` per sub-partition (the mean of its warps; 0 where none) with
         ``population[s]`` warps of the loop on sub-partition s."""
-        got = self._got.get(population)
-        if got is None:
-            got = self._got[population] = self._simulate(population)
-        return got
+        if population not in self._got:
+            self._simulate(population)
+        return self._got[population]
 
     def l1_counts(self, population: tuple) -> tuple:
         """The L1's local-memory counts a warp (:data:`COUNTS`) in its first trip and in a later one (the mean
@@ -171,13 +170,15 @@ class Loop:
     def stalls(self, population: tuple) -> tuple:
         """What the warps did, cycle by cycle (:data:`STALLS`), with ``population`` warps of the loop: ``(first,
         later)``, the cycles of all warps in each state in their first trip and in a later one (the mean of the
-        trips after the first). The same run as :meth:`cycles`, with the account kept."""
-        got = self._stalls.get(population)
-        if got is None:
-            got = self._stalls[population] = self._simulate(population, account=True)
-        return got
+        trips after the first). The same run as :meth:`cycles` (whose results it keeps too), with the account
+        kept."""
+        if population not in self._stalls:
+            self._simulate(population, account=True)
+        return self._stalls[population]
 
     def _simulate(self, population, account=False):
+        """One run of ``population``: its trip cycles and L1 counts, and with ``account`` its warps' states,
+        into the caches of :meth:`cycles`, :meth:`l1_counts` and :meth:`stalls`."""
         order = [(s, k) for k in range(max(population)) for s in range(len(population)) if population[s] > k]
         sp_of = np.array([s for s, _ in order], np.int64)
         start = np.array([k for _, k in order], np.int64) * int(self.cfg.get("stagger", 0))
@@ -192,12 +193,12 @@ class Loop:
         ends = _issue(a, c, sp_of, np.zeros(nw, np.int64), np.full(nw, len(a["pipe"]), np.int64),
                       start, np.full(nw, trips, np.int64), self.frame_lines, lines, counts=counts, stalls=stalls)
         if account:
-            return stalls[0].sum(axis=0).astype(float), stalls[1].sum(axis=0) / (trips - 1)
+            self._stalls[population] = (stalls[0].sum(axis=0).astype(float), stalls[1].sum(axis=0) / (trips - 1))
         first = (ends[:, 0] - start).astype(float)
         later = (ends[:, -1] - ends[:, 0]) / (trips - 1)
         self._counts[population] = (counts[0] / nw, counts[1] / (nw * (trips - 1)))
-        return [(float(first[sp_of == s].mean()), float(later[sp_of == s].mean())) if n else (0.0, 0.0)
-                for s, n in enumerate(population)]
+        self._got[population] = [(float(first[sp_of == s].mean()), float(later[sp_of == s].mean())) if n
+                                 else (0.0, 0.0) for s, n in enumerate(population)]
 
 
 def population(warps: int) -> tuple:

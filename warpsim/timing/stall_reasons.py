@@ -26,7 +26,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.join(HERE, "..", "..", "traces", "h100", "stall_reasons.json")
 #: the same counters of ``l1_rate``'s probes (``traces/capture/stall_reasons.py --json-rate``)
 RATE = os.path.join(HERE, "..", "..", "traces", "h100", "l1_rate_stalls.json")
-COUNTER = "smsp__warps_issue_stalled_{}.sum"
+PREFIX = "smsp__warps_issue_stalled_"
+COUNTER = PREFIX + "{}.sum"
 #: the H100's states that ``sass_sim`` has no counterpart of (shown together as ``other`` beside ``dispatch``)
 OTHER = ("drain", "misc", "imc_miss", "barrier", "membar", "sleeping", "tex_throttle", "gmma")
 #: the columns shown: the replay's states, then the rest of the H100's
@@ -69,8 +70,8 @@ def rate_probes(path: str = RATE) -> dict:
     for r in doc["rows"]:
         c = r["counters"]
         got[(r["op"], r["placement"], r["warps"])].append(
-            {k.removeprefix("smsp__warps_issue_stalled_").removesuffix(".sum"): v / c["smsp__warps_active.sum"]
-             for k, v in c.items() if k.startswith("smsp__warps_issue_stalled_")})
+            {k.removeprefix(PREFIX).removesuffix(".sum"): v / c["smsp__warps_active.sum"]
+             for k, v in c.items() if k.startswith(PREFIX)})
     return {k: {s: float(np.mean([x[s] for x in v])) for s in v[0]} for k, v in got.items()}
 
 
