@@ -778,6 +778,30 @@ def test_s4_pair_mode_follows_whether_the_kernels_code_is_cached():
             assert 30 <= got[(w, "patched", before)][2] <= 40
 
 
+def test_fp8_ilp1_pairs_run_in_one_of_two_modes():
+    """The warps' own clocks in the sparse fp8 timing traces: two warps of the ILP 1 loop on a sub-partition run
+    1.30x or 1.40x one warp's time, nothing between (60 pairs of each form); the replay's pair is the fast mode
+    with any loop-start stagger and either issue policy. e4m3 with 6 warps (the known miss, cause fp8pairs) had
+    every pair slow. Launched again after four kinds of launch (traces/h100/fp8_pairs.json) the 6-warp pairs run
+    mostly slow and the 8-warp ones mostly fast whatever came before."""
+    from warpsim.timing import known, pair_modes
+    for form, (fast, slow) in pair_modes.fp8_modes().items():
+        assert len(fast) + len(slow) == 60 and min(len(fast), len(slow)) >= 25
+        assert 1.29 < min(fast) and max(fast) < 1.32 and 1.37 < min(slow) and max(slow) < 1.43
+        assert abs(pair_modes.modelled(form, 1) / np.median(fast) - 1) < 0.015
+    for stagger in (0, 120, 300):
+        for policy in ({}, {"yield_switch": True, "hold": 1}, {"yield_switch": True, "hold": 2}):
+            assert pair_modes.modelled("sp_e4m3_k64_f32", 1, stagger=stagger, **policy) < 1.33
+    assert pair_modes.fp8_by_warps("sp_e4m3_k64_f32")[6] == (8, 8)
+    assert known.find("sp_e4m3_k64_f32", 1, 6, 32).cause == "fp8pairs"
+    got = pair_modes.fp8_launches()
+    assert {b for b, _ in got} == {"reset", "again", "ilp4", "s4"}
+    for before in ("reset", "again", "ilp4", "s4"):
+        slow6, pairs6 = got[(before, 6)]
+        slow8, pairs8 = got[(before, 8)]
+        assert pairs6 == 24 and slow6 >= 16 and pairs8 == 48 and slow8 <= 16
+
+
 def test_loop_start_sass_patch_plan_and_check():
     """traces/capture/loop_start_sass.py on the recorded SASS (traces/h100/sass): the start clock's CS2R goes
     after the last operand LDG and waits on their scoreboard; a patched kernel that is not the original with

@@ -61,6 +61,14 @@ pair time hardly moves with the offset where the replay's falls in steps.
     python -m warpsim.timing.pair_modes --launch-order       # the pairs' modes by launch order (loop_start_sass)
     python -m warpsim.timing.pair_modes --fit                # the recorded kernels' pairs replayed from their offsets
     python -m warpsim.timing.pair_modes --write-again DIR    # s4_again.json from re-recorded s4 traces
+    python -m warpsim.timing.pair_modes --fp8                # the sparse fp8 ILP 1 pairs' two modes
+
+The sparse fp8 ILP 1 loops (92 SHFL, 16 HMMA.SP in 411 instructions a trip) pair the same way: in the timing
+traces every pair runs 1.30 x or 1.40 x one warp (60 pairs of each form, nothing between; :func:`fp8_modes`),
+and the replay's pair is the fast one (1.29 x), with any ``stagger`` and either issue policy. Launched again
+(``traces/h100/fp8_pairs.json``, ``traces/capture/fp8_pairs.py``, :func:`fp8_launches`), the mode follows the
+warp count more than the launch before: with 6 warps (two pairs, two lone warps) the pairs run slow in 16-24 of
+24 under each of four launch histories, with 8 warps (four pairs) in 3-16 of 48. What sets it is not known.
 """
 from __future__ import annotations
 
@@ -84,6 +92,11 @@ SASS = os.path.join(os.path.dirname(__file__), "..", "..", "traces", "h100", "lo
 SASS_ALTERNATE = os.path.join(os.path.dirname(__file__), "..", "..", "traces", "h100", "loop_start_sass_alternate.json")
 #: sp_s4_k64 ILP 1 with 8 and 9 warps, each launch right after one of another kind (loop_start_sass.py --before)
 SASS_BEFORE = os.path.join(os.path.dirname(__file__), "..", "..", "traces", "h100", "loop_start_sass_before.json")
+#: sp_e4m3_k64_f32 ILP 1 with 6 and 8 warps launched after four kinds of launch (traces/capture/fp8_pairs.py)
+FP8_PAIRS = os.path.join(os.path.dirname(__file__), "..", "..", "traces", "h100", "fp8_pairs.json")
+#: the sparse fp8 ILP 1 loops, and the pair time (x one warp) between their fast and slow modes
+FP8 = (("sp_e4m3_k64_f32", 1), ("sp_e5m2_k64_f32", 1))
+FP8_SLOW = 1.35
 RUN_KEYS = ("run_ilp", "run_warps", "run_reps", "run_repeat", "start", "end")
 #: (form, ILP) of the s4 loops compared
 LOOPS = (("sp_s4_k64", 1), ("sp_s4_k128", 1), ("dense_s4_k64", 1), ("sp_s4_k64", 4), ("dense_s4_k64", 4))
@@ -258,6 +271,43 @@ FIT_POLICIES = (("greedy (the table)", None), ("yield_switch, hold 1", YIELD), (
                                                                                  dict(YIELD, hold=2)))
 
 
+def fp8_modes(folder: str = TIMING) -> dict:
+    """``{form: (fast, slow)}``: the recorded pair times (x one warp, :func:`measured`) of the sparse fp8 ILP 1
+    loops below and above :data:`FP8_SLOW`."""
+    out = {}
+    for form, ilp in FP8:
+        ratios = sorted(p["ratio"] for p in measured(form, ilp, folder))
+        out[form] = ([r for r in ratios if r < FP8_SLOW], [r for r in ratios if r >= FP8_SLOW])
+    return out
+
+
+def fp8_by_warps(form: str, folder: str = TIMING) -> dict:
+    """``{warps: (slow pairs, pairs)}`` of the recorded runs of ``form`` at ILP 1 (5-10 warps)."""
+    got: dict = {}
+    for p in measured(form, 1, folder):
+        n, k = got.get(p["warps"], (0, 0))
+        got[p["warps"]] = (n + (p["ratio"] >= FP8_SLOW), k + 1)
+    return dict(sorted(got.items()))
+
+
+def fp8_launches(path: str = FP8_PAIRS) -> dict:
+    """``{(launch before, warps): (slow pairs, pairs)}`` of ``traces/h100/fp8_pairs.json``: a pair is slow when
+    its mean time is at least :data:`FP8_SLOW` x the one-warp launch under the same launch history."""
+    with open(path) as fh:
+        rows = json.load(fh)["rows"]
+    one = {r["before"]: r["end"][0] - r["start"][0] for r in rows if r["warps"] == 1}
+    got: dict = {}
+    for r in rows:
+        if r["warps"] == 1:
+            continue
+        dur = np.array(r["end"], np.int64) - np.array(r["start"], np.int64)
+        key = (r["before"], r["warps"])
+        for _, ws in _pairs(r["warps"]):
+            n, k = got.get(key, (0, 0))
+            got[key] = (n + int(dur[ws].mean() >= FP8_SLOW * one[r["before"]]), k + 1)
+    return got
+
+
 def _within(rows) -> str:
     err = np.abs([model / hw - 1 for _, hw, model in rows])
     return f"{(err <= 0.02).sum()}/{(err <= 0.05).sum()}/{len(err)}"
@@ -345,6 +395,16 @@ def main(argv=None) -> int:
               "pair's start clocks (patched: loop starts), cycles")
         for (w, kernel, before), (n, k, off, cyc) in sorted(after().items()):
             print(f"  {w} warps {kernel:<8} after {before:<15} {n:>3}/{k:<3} {off:>4} {cyc:>10,.0f}")
+        return 0
+    if argv and argv[0] == "--fp8":
+        for form, (fast, slow) in fp8_modes().items():
+            print(f"{form} ILP 1: {len(fast)} pairs at {min(fast):.3f}-{max(fast):.3f} x one warp, {len(slow)} at "
+                  f"{min(slow):.3f}-{max(slow):.3f}; the replay's pair {modelled(form, 1):.3f}")
+            print("  slow pairs / pairs by warps: " + "  ".join(f"{w}: {n}/{k}" for w, (n, k) in
+                                                               fp8_by_warps(form).items()))
+        print("launched again (fp8_pairs.json): slow pairs / pairs, by the launch before")
+        for (before, warps), (n, k) in sorted(fp8_launches().items(), key=lambda x: (x[0][1], x[0][0])):
+            print(f"  {warps} warps after {before:<6} {n:>3}/{k}")
         return 0
     if argv and argv[0] == "--fit":
         print("the recorded kernels' pairs (loop_start_sass.json, patched, 5-10 warps) replayed from their own "
