@@ -147,7 +147,8 @@ def test_trips_kernels_within_bounds():
 
 
 def test_emulated_forms_within_bounds():
-    """One warp: ptxas's SASS of each kernel's loop (sass_sim) within 5 % at ILP 1, 2, 4 and 8 (the sparse
+    """One warp: ptxas's SASS of each kernel's loop (sass_sim) within 5 % at ILP 1, 2, 4 and 8 but e5m2 at ILP 2
+    and 4 trips (+5.6 %; its ILP 2 trips are 5 % long, the SHFL latency being fitted over ILP 1-8) (the sparse
     fp8 traces recorded after a warm-up pass and with the L1 reset before every launch, ``capture.py
     --timing-warmup runs --timing-before l1-reset``: recorded without the reset their ILP 8 runs at 4 trips
     were 11 % longer, and by how much depended on the launch before, traces/h100/l1_state.json)."""
@@ -155,7 +156,10 @@ def test_emulated_forms_within_bounds():
     for name in EMULATED:
         res += replay_timing(_trace(name), name, "sm_90a", configs=ONE_WARP)
     print("\n" + error_table(res))
-    assert max(_errors(res)) <= 0.05, error_table(res)
+    missed = [g for g in res if known.find_group(g.name)]
+    assert [g.name for g in missed] == ["timing/sp_e5m2_k64_f32 ilp2 warps1 reps4"]  # +5.6 %: known, "latency"
+    assert _errors(missed)[0] <= known.find_group(missed[0].name).bound and missed[0].known
+    assert max(_errors([g for g in res if g not in missed])) <= 0.05, error_table(res)
     assert np.median(_errors(res)) <= 0.02
 
 
@@ -184,26 +188,21 @@ def test_fp8_traces_recorded_after_an_l1_reset(capsys):
     assert "sp_e5m2_k64_f32    8     1   32   1,241,378 ( 2.0 %)   1,135,858 ( 0.0 %)" in capsys.readouterr().out
 
 
-def test_fp8_first_trip_stale_l1():
-    """The L1 does not start empty at the loop (sass_sim's ``l1["stale"]``: it is full of lines the loop does
-    not touch, ranked as if used at the loop's 400th line access; a fit). The per-trip clocks
-    (traces/h100/trips/sp_fp8_trips.json) put the sparse fp8 first trip 2125 / 8800 / 30900 cycles over the
-    later ones at ILP 2 / 4 / 8, more than in proportion to the spill frame (200 / 619 / 1382 lines); from an
-    empty L1 the replay's first trip is over them by 1162 / 6930 / 18135 (the recorded kernels' SASS), with the
-    stale lines by 1162 / 7525 / 25776, the later trips within 1 %. The recorded runs (the L1 reset before
-    every launch, traces/h100/l1_state.json: so these lines are not the launch before's) at ILP 5-7 stay within
-    5 %; from an empty L1 ILP 5 and 8 at 4 trips are 6.5-7.4 % short."""
+def test_fp8_first_trip_from_an_empty_l1():
+    """The loop starts with an empty L1 (``l1["stale"]`` 0; the traces were recorded after an L1 reset). The
+    per-trip clocks (traces/h100/trips/sp_fp8_trips.json) put the sparse fp8 first trip 2125 / 8800 / 30900
+    cycles over the later ones at ILP 2 / 4 / 8; the replay's first trip, whose fills of slots not yet stored
+    miss, is over them by 1.2-1.35x that (2,652 / 11,735 / 39,318). Before the scoreboards counted every result
+    the replay needed the L1 full of foreign lines (``stale`` 400, a fit) to reach them; now the recorded runs
+    at 4 trips stay within 5 % at ILP 3-8 without it."""
     from warpsim.timing import sass_sim
     from warpsim.timing.params_sm90 import TABLE
-    assert TABLE["emulated"]["sass"]["l1"]["stale"] == 400
-    got = {stale: {i: sass_sim.table_loop(f"sp_e4m3_k64_f32_ilp{i}", {"stale": stale}).cycles((1, 0, 0, 0))[0]
-                   for i in (1, 2, 4, 8)} for stale in (0, 400)}
-    excess = {k: {i: f - later for i, (f, later) in v.items()} for k, v in got.items()}
-    assert got[0][1] == got[400][1] and got[0][2] == got[400][2]  # at most one line a set: none pushed out
-    assert excess[400][8] - excess[0][8] > 7000 > 4 * (excess[400][4] - excess[0][4])
-    assert all(abs(got[400][i][1] / got[0][i][1] - 1) < 0.01 for i in (4, 8))
+    assert TABLE["emulated"]["sass"]["l1"]["stale"] == 0
+    for ilp, h100 in ((2, 2125), (4, 8800), (8, 30900)):
+        first, later = sass_sim.table_loop(f"sp_e4m3_k64_f32_ilp{ilp}").cycles((1, 0, 0, 0))[0]
+        assert 1.15 * h100 < first - later < 1.4 * h100, (ilp, first - later)
     res = [g for name in ("sp_e4m3_k64_f32", "sp_e5m2_k64_f32")
-           for g in replay_timing(_trace(name), name, "sm_90a", configs=[(i, 1, r) for i in (5, 6, 7)
+           for g in replay_timing(_trace(name), name, "sm_90a", configs=[(i, 1, r) for i in (3, 5, 6, 7)
                                                                          for r in (4, 32)])]
     print("\n" + error_table(res))
     assert max(_errors(res)) <= 0.05, error_table(res)
@@ -214,16 +213,16 @@ def test_emulated_multiwarp_within_bounds():
     L1 for the spill frames, a non-yielding FADD/BRA keeping its sub-partition, an MIO instruction holding the
     dispatch a cycle) within 5 %, except sp_s4_k64 with 2 warps per sub-partition at ILP 1 (two settle at 1.40
     or 1.53 x one warp on the H100, 1.49 x in the replay: 6.3 % long), dense_s4_k64 at 2 warps per
-    sub-partition at ILP 4 (7.9 % long), and the sparse fp8 forms at ILP 4 with 8 warps (the spill frames
-    evict each other: 13.3-13.7 % long) and 4 warps (5.8-6.1 % long; the H100's launches of these runs differ
-    by up to 2 % after the L1 reset they were recorded with, traces/h100/l1_state.json)."""
+    sub-partition at ILP 4 (7.9 % long), and the sparse fp8 forms at ILP 4 with 4 warps (5.6-5.9 % short: the
+    replay's L1 misses fewer of their fills than Nsight counted; the H100's launches of these runs differ by up
+    to 2 % after the L1 reset they were recorded with, traces/h100/l1_state.json)."""
     res = []
     for name in EMULATED:
         res += replay_timing(_trace(name), name, "sm_90a", configs=MULTI)
     print("\n" + error_table(res))
     missed = [g for g in res if known.find_group(g.name)]
     exact = [g for g in res if g not in missed]
-    assert len(missed) == 6
+    assert len(missed) == 4
     assert max(_errors(exact)) <= 0.05, error_table(exact)
     for g in missed:
         assert _errors([g])[0] <= known.find_group(g.name).bound and g.known.startswith("known: "), g.name
@@ -234,18 +233,18 @@ def _outside_subsets():
     replay."""
     out: dict = {}
     for trace, ilp, warps, reps in known.configurations():
-        if trace not in EMULATED or (ilp, warps, reps) not in MULTI:
+        if trace not in EMULATED or (ilp, warps, reps) not in MULTI + ONE_WARP:
             out.setdefault(trace, []).append((ilp, warps, reps))
     return out
 
 
 def test_emulated_outside_5_percent_honest_bounds():
-    """The rest of the 15 configurations outside 5 % in the full table (warpsim.timing.known, each with the
-    bound it reaches): sparse e4m3 ILP 4 with 7, 9 and 15 warps (+13.5, +10.2, +5.2 %) and e5m2 with 7 and 9
-    (+13.8, +9.9 %): the spill frames competing for the L1; e4m3 ILP 1 with 6 warps (-7.2 %): warps sharing a
-    sub-partition wait longer on the H100; sp_s4_k64 ILP 1 with 9 warps (+5.3 %): the two modes of a pair of
-    warps on a sub-partition, set by the instruction caches at the launch; dense_s4_k64 ILP 4 with 7 and 9
-    (+5.9, +5.2 %): its pairs in the issue model (traces/h100/TIMING_FINDINGS.md)."""
+    """The rest of the 14 configurations outside 5 % in the full table (warpsim.timing.known, each with the
+    bound it reaches): sparse e4m3 ILP 4 with 5 and 7 warps (-6.8, -9.3 %) and e5m2 with 3, 5 and 7 (-5.3, -6.6,
+    -9.0 %): the spill frames competing for the L1; e4m3 ILP 1 with 6 warps (-5.0 %): both of its pairs of warps
+    in the slow mode; sp_s4_k64 ILP 1 with 9 warps (+5.3 %): the two modes of a pair of warps on a
+    sub-partition, set by the instruction caches at the launch; dense_s4_k64 ILP 4 with 7 and 9 (+5.9, +5.2 %):
+    its pairs in the issue model (traces/h100/TIMING_FINDINGS.md)."""
     subsets = _outside_subsets()
     assert sum(map(len, subsets.values())) == 9
     for name, configs in subsets.items():
@@ -258,14 +257,14 @@ def test_emulated_outside_5_percent_honest_bounds():
 
 
 def test_known_misses_table():
-    """Every known miss names a cause with a section of TIMING_FINDINGS.md, no configuration twice, 15 in all;
+    """Every known miss names a cause with a section of TIMING_FINDINGS.md, no configuration twice, 14 in all;
     a configuration not in it (or another GPU's trace, another target, the fixed-latency model) gets no note."""
     findings = open(os.path.join(os.path.dirname(__file__), "..", known.FINDINGS)).read()
     heads = re.findall(r"^## (.+)$", findings, re.M)
     anchors = {re.sub(r"[^a-z0-9 -]", "", h.lower()).replace(" ", "-") for h in heads}
     assert all(c.section in anchors for c in known.CAUSES.values())
     assert {m.cause for m in known.MISSES} == set(known.CAUSES)
-    assert len(known.configurations()) == sum(len(m.warps) for m in known.MISSES) == 15
+    assert len(known.configurations()) == sum(len(m.warps) for m in known.MISSES) == 14
     assert known.find("timing/sp_s4_k64", 1, 8, 32).cause == "icache" and known.find("sp_s4_k64", 1, 7, 32) is None
     assert known.find_group("timing/dense_s4_k64 ilp4 warps8 reps32").cause == "pairs"
     assert known.find_group("program/x") is None
@@ -507,21 +506,21 @@ def test_l1_carveout_replay():
     """The L1-carveout runs (traces/h100/l1_carveout.json: the recorded sp_e4m3_k64_f32 kernels with the L1
     shrunk to 124/92/60/28 KB by a dynamic shared-memory request) replayed with the L1 of that size
     (warpsim.timing.l1_carveout). With no shared memory (224 KB, the size traces/h100/l1_probe.json measured
-    for these launches) the one-warp loops are within 10 % (ILP 8: the
-    first-trip miss above). The slowdown at the smaller L1s is not the H100's (the honest bound here):
-    the replay's LRU does not slow ILP 2 at 28 KB (frame 195 lines in 224; H100 1.38 x) nor ILP 4 at
-    92 KB (601 in 736; H100 1.27 x), and slows ILP 8 at 92 / 124 KB (1,427 lines) 2.46 / 1.99 x where the
-    H100 takes 1.61 / 1.36 x."""
+    for these launches) the one-warp loops are within 11 % (ILP 8 10.3 % short; these launches were not
+    preceded by the L1 reset). The slowdown at the smaller L1s is not the H100's (the honest bound here): the
+    replay's L1 (LDL.LU lines evicted first) does not slow ILP 2 at 28 KB (frame 195 lines in 224; H100
+    1.38 x) and slows ILP 4 at 60 KB and ILP 8 at 92 / 124 KB (1,427 lines) 1.07 x and 1.26 / 1.08 x where the
+    H100 takes 1.74 x and 1.61 / 1.36 x (the LRU L1 fitted before slowed ILP 8 2.46 / 1.99 x)."""
     from warpsim.timing import l1_carveout
     rows = {(r["ilp"], r["warps"], r["l1_kb"]): r for r in l1_carveout.replay()}
     print("\n" + l1_carveout.table(list(rows.values())))
     assert len(rows) == 45
-    assert all(abs(rows[(i, 1, 224)]["error_pct"]) <= 10 for i in (2, 4, 8))
+    assert all(abs(rows[(i, 1, 224)]["error_pct"]) <= 11 for i in (2, 4, 8))
     one = [r for k, r in rows.items() if k[1] == 1 and k[2] != 224]
     off = [abs(np.log(r["sim_ratio"] / r["h100_ratio"])) for r in one]
-    assert max(off) <= np.log(1.6)
+    assert max(off) <= np.log(1.7)
     assert rows[(2, 1, 28)]["sim_ratio"] < 1.05 < 1.3 < rows[(2, 1, 28)]["h100_ratio"]
-    assert rows[(8, 1, 124)]["sim_ratio"] > 1.8 > 1.4 > rows[(8, 1, 124)]["h100_ratio"]
+    assert rows[(8, 1, 124)]["sim_ratio"] < 1.2 < 1.3 < rows[(8, 1, 124)]["h100_ratio"]
 
 
 def test_l1_probe_geometry():
@@ -780,18 +779,18 @@ def test_s4_pair_mode_follows_whether_the_kernels_code_is_cached():
 
 def test_fp8_ilp1_pairs_run_in_one_of_two_modes():
     """The warps' own clocks in the sparse fp8 timing traces: two warps of the ILP 1 loop on a sub-partition run
-    1.30x or 1.40x one warp's time, nothing between (60 pairs of each form); the replay's pair is the fast mode
-    with any loop-start stagger and either issue policy. e4m3 with 6 warps (the known miss, cause fp8pairs) had
+    1.30x or 1.40x one warp's time, nothing between (60 pairs of each form); the replay's pair is near the fast
+    mode with any loop-start stagger and either issue policy. e4m3 with 6 warps (the known miss, cause fp8pairs) had
     every pair slow. Launched again after four kinds of launch (traces/h100/fp8_pairs.json) the 6-warp pairs run
     mostly slow and the 8-warp ones mostly fast whatever came before."""
     from warpsim.timing import known, pair_modes
     for form, (fast, slow) in pair_modes.fp8_modes().items():
         assert len(fast) + len(slow) == 60 and min(len(fast), len(slow)) >= 25
         assert 1.29 < min(fast) and max(fast) < 1.32 and 1.37 < min(slow) and max(slow) < 1.43
-        assert abs(pair_modes.modelled(form, 1) / np.median(fast) - 1) < 0.015
+        assert abs(pair_modes.modelled(form, 1) / np.median(fast) - 1) < 0.02
     for stagger in (0, 120, 300):
         for policy in ({}, {"yield_switch": True, "hold": 1}, {"yield_switch": True, "hold": 2}):
-            assert pair_modes.modelled("sp_e4m3_k64_f32", 1, stagger=stagger, **policy) < 1.33
+            assert pair_modes.modelled("sp_e4m3_k64_f32", 1, stagger=stagger, **policy) < 1.3
     assert pair_modes.fp8_by_warps("sp_e4m3_k64_f32")[6] == (8, 8)
     assert known.find("sp_e4m3_k64_f32", 1, 6, 32).cause == "fp8pairs"
     got = pair_modes.fp8_launches()
@@ -864,28 +863,39 @@ def test_l1_counters_local_stores_write_through_and_fetch_nothing():
 
 
 def test_l1_counters_load_misses_follow_the_measured_policy():
-    """The replay's load-miss ratios beside the H100's: with the measured L1 (1,792 lines), LDL.LU lines
-    evicted first and write-validate stores (l1_counters.MEASURED) within 6 points at ILP 4 and 8 (ILP 2
-    with 16 warps: 10), where the default L1 (2,048 LRU lines, stores fetch) misses 10-24 points more at
-    ILP 4 with 4-8 warps and ILP 8 with 2-3 (13-24 at 6-8 / 2-3, with the measured MIO and store port)."""
+    """The replay's load-miss ratios beside the H100's: the table's L1, as measured (1,792 lines, 1,920 past 8
+    warps; LDL.LU lines evicted first, write-validate stores: l1_counters.MEASURED), within 7 points at ILP 4
+    and 8 with 2-16 warps, where the L1 fitted before (l1_counters.FITTED: 2,048 LRU lines, stores fetch)
+    misses 9-25 points more at ILP 4 with 4-8 warps and ILP 8 with 2-3."""
     from warpsim.timing import l1_counters
+    from warpsim.timing.params_sm90 import TABLE
+    assert l1_counters.MEASURED.items() <= TABLE["emulated"]["sass"]["l1"].items()
     warps = (2, 3, 4, 6, 8, 16)
     got = {name: {(r["ilp"], r["warps"]): r["model"] - r["h100"]
                   for r in l1_counters.compare(l1, ilps=(4, 8), warps=warps)}
-           for name, l1 in (("measured", l1_counters.MEASURED), ("default", None))}
-    assert max(abs(v) for v in got["measured"].values()) < 0.06
-    assert min(got["default"][k] for k in ((4, 6), (4, 8), (8, 2), (8, 3))) > 0.12 and got["default"][(4, 4)] > 0.09
+           for name, l1 in (("table", None), ("fitted", l1_counters.FITTED))}
+    assert max(abs(v) for v in got["table"].values()) < 0.07
+    assert min(got["fitted"][k] for k in ((4, 6), (4, 8), (8, 2), (8, 3))) > 0.12 and got["fitted"][(4, 4)] > 0.08
 
 
 def test_l1_counters_a_load_miss_costs_a_warp_about_100_cycles():
     """The H100's trip time over the replay's miss-free trip, per load miss of the warp, at ILP 8 with 2-16
     warps: 92-112 cycles, whatever the number of warps, against the replay before its measured MIO and store
     port; with them the miss-free trip already holds part of that time, and what is left per miss falls
-    from ~100 cycles (3-7 warps) to 44 (16 warps)."""
-    from warpsim.timing import l1_counters
+    from ~100 cycles (3-7 warps) to 48 (16 warps). The replay's own warps, whose scoreboards count every
+    result, lose 100-115 cycles of long_scoreboard a load miss at ILP 4 with 5-16 warps, as Nsight's warp
+    states show the H100's doing (100-121)."""
+    from warpsim.timing import l1_counters, sass_sim
     cost = l1_counters.excess(8)
-    assert sorted(cost) == list(range(2, 17)) and all(40 < c < 110 for c in cost.values())
-    assert all(90 < cost[w] for w in (3, 4, 5, 6, 7)) and cost[16] < 50
+    assert sorted(cost) == list(range(2, 17)) and all(40 < c < 115 for c in cost.values())
+    assert all(90 < cost[w] for w in (3, 4, 5, 6, 7)) and cost[16] < 55
+    loop = sass_sim.table_loop("sp_e4m3_k64_f32_ilp4")
+    long = sass_sim.STALLS.index("long_scoreboard")
+    one = loop.stalls((1, 0, 0, 0))[1][long]
+    for w in (5, 8, 12, 16):
+        pop = sass_sim.population(w)
+        per = (loop.stalls(pop)[1][long] / w - one) / loop.l1_counts(pop)[1][1]
+        assert 100 < per < 115, (w, per)
 
 
 def test_sass_sim_in_order_loads():
@@ -1002,9 +1012,11 @@ def test_l1_fill_miss_path():
     8-16 independent missing loads takes about a miss, of 18-32 up to twice that (ptxas's code: the replay of
     its SASS follows); 16 warps fill 0.6 lines a cycle; loads and stores mixed, 0.38. The probed miss path
     (``l1_fill.PROBED``: miss 300, a fill taking the store port one cycle) replays the one-warp trips of 8-32
-    loads within 2.5 % and the loads-and-stores runs of 4-16 warps within 4 %; with fills a port of their own
-    (``fill_port`` off) those are 20 % short, and under the table's fitted fill rate (one every 4 cycles) 16
-    warps' loads take twice the H100's time."""
+    loads within 2.5 % and the loads-and-stores runs of 4-16 warps within 4 % (with the L1 of 1,792 lines: the
+    table's larger L1 past 8 warps, ``wide``, fitted to the sparse fp8 table, keeps lines of this probe's
+    16-warp runs that the H100 missed, which then run 20-40 % short: a contradiction, TIMING_FINDINGS.md); with
+    fills a port of their own (``fill_port`` off) those are 20 % short, and under the fill rate fitted before
+    (one every 4 cycles, ``l1_counters.FITTED``) 16 warps' loads take twice the H100's time."""
     from warpsim.timing import l1_fill
     doc = l1_fill.load()
     hw, lat = l1_fill.measured(doc), l1_fill.latencies(doc)
@@ -1012,15 +1024,18 @@ def test_l1_fill_miss_path():
     assert all(hw[(f"ldl_n{n}", 1)] < 420 for n in (8, 12, 14, 16)) and hw[("ldl", 1)] > 700
     assert 16 * 32 / hw[("ldl", 16)] > 0.6 and 0.36 < 16 * 32 / hw[("ldst", 16)] < 0.4
     kernels = ("ldl_n8", "ldl_n16", "ldl_n18", "ldl_n20", "ldl_n24", "ldl", "ldst")
-    model = l1_fill.replay(doc, kernels=kernels, warps=(1, 4, 8, 16), l1=l1_fill.PROBED)
+    model = l1_fill.replay(doc, kernels=kernels, warps=(1, 4, 8, 16), l1=dict(l1_fill.PROBED, wide=None))
     one = {k: model[(k, 1)] / hw[(k, 1)] - 1 for k in kernels[:-1]}
     assert max(abs(v) for v in one.values()) < 0.025, one
     mixed = {w: model[("ldst", w)] / hw[("ldst", w)] - 1 for w in (4, 8, 16)}
     assert max(abs(v) for v in mixed.values()) < 0.04, mixed
-    own = l1_fill.replay(doc, kernels=("ldst",), warps=(16,), l1=dict(l1_fill.PROBED, fill_port=False))
+    wide = l1_fill.replay(doc, kernels=("ldst", "ldl"), warps=(16,), l1=l1_fill.PROBED)
+    assert all(wide[(k, 16)] < 0.8 * hw[(k, 16)] for k in ("ldst", "ldl")), wide
+    own = l1_fill.replay(doc, kernels=("ldst",), warps=(16,), l1=dict(l1_fill.PROBED, fill_port=False, wide=None))
     assert own[("ldst", 16)] < 0.85 * hw[("ldst", 16)]
-    table = l1_fill.replay(doc, kernels=("ldl",), warps=(16,))
-    assert table[("ldl", 16)] > 2 * hw[("ldl", 16)]
+    from warpsim.timing import l1_counters
+    fitted = l1_fill.replay(doc, kernels=("ldl",), warps=(16,), l1=l1_counters.FITTED)
+    assert fitted[("ldl", 16)] > 2 * hw[("ldl", 16)]
 
 
 def test_sass_sim_issues_once_a_cycle_on_each_sub_partition():
@@ -1056,7 +1071,7 @@ def test_stall_reasons_beside_the_h100():
     H100's warps issue the replay's instructions (selected within 1 %: the kernel's own few outside the loop);
     an LDL/STL never waits long for the MIO there (lg_throttle under 1 % of a warp's cycles at sparse fp8 ILP
     4, 1-16 warps); with warps sharing a sub-partition at sparse fp8 ILP 1 they lose cycles to dispatch stalls,
-    which the replay's dispatch hold after an SHFL (``mio_hold``) follows within 60 % with 5 warps and 20 % with
+    which the replay's dispatch hold after an SHFL (``mio_hold``) follows within 60 % with 5 warps and 25 % with
     8-16 (one a sub-partition: ~15 a trip on the H100, none in the replay); a load miss costs the H100's warps
     a flat ~100-120 cycles from 4 to 16 warps (long_scoreboard over one warp's, per missed line)."""
     from warpsim.timing import stall_reasons
@@ -1073,7 +1088,7 @@ def test_stall_reasons_beside_the_h100():
     model = stall_reasons.replay("sp_e4m3_k64_f32_ilp1", (4, 5, 8, 12, 16))
     assert hw[("sp_e4m3_k64_f32_ilp1", 4)]["dispatch_stall"] < 20 and model[("sp_e4m3_k64_f32_ilp1", 4)][
         "dispatch_stall"] == 0
-    for w, tol in ((5, 0.6), (8, 0.2), (12, 0.2), (16, 0.2)):
+    for w, tol in ((5, 0.6), (8, 0.25), (12, 0.25), (16, 0.25)):
         got, want = model[("sp_e4m3_k64_f32_ilp1", w)]["dispatch_stall"], hw[("sp_e4m3_k64_f32_ilp1", w)][
             "dispatch_stall"]
         assert got == pytest.approx(want, rel=tol), (w, got, want)

@@ -309,7 +309,8 @@ TABLE = {
             # T/sp_e4m3_k64_f32:ilp1 (92 SHFL in 411 instructions a trip) losing 39 / 58 / 124 / 189 cycles a
             # trip to dispatch stalls with 5 / 8 / 12 / 16 warps (one warp, or one a sub-partition: 15), spread
             # over nearly every instruction of the loop: ~63 a trip for each other warp of the sub-partition.
-            # With this hold the replay's warps lose 17 / 47 / 102 / 161, and the sparse fp8 ILP 1 runs with
+            # With this hold the replay's warps lost 17 / 47 / 102 / 161 (18 / 45 / 99 / 158 with the counting
+            # scoreboards and SHFL 28 below), and the sparse fp8 ILP 1 runs with
             # 7-16 warps are 1-4 % short instead of 5-8 % (they had been within 5 % only because a sub-partition
             # could issue twice in a cycle when another's MIO instruction moved the SM-wide round robin
             # mid-cycle, a defect fixed with it). A stand-in for a mechanism not found: the probe of
@@ -318,79 +319,53 @@ TABLE = {
             # to dispatch stalls there (traces/h100/l1_rate_stalls.json): the SHFL is not what holds the
             # dispatch. What does is not measured; the hold is fitted to the counters' dispatch stalls.
             "mio_hold": 1,
-            # variable-latency results (the scoreboards of the control bits): SHFL fitted with the L1 hit
-            # below to the 1-warp trips of T/sp_e5m2_k64_f32:ilp1..6 (ILP 1: 92 SHFL, 7 LDL, 997 cycles);
-            # LDC/S2R [lit ~30].
-            "latency": {"SHFL": 26, "LDC": 30, "S2R": 30},
+            # variable-latency results (the scoreboards of the control bits): SHFL fitted with the L1 below to
+            # the one-warp runs of T/sp_e*m*_k64_f32 (ILP 1: 92 SHFL, 7 LDL, 982 cycles a trip; 26 before the
+            # scoreboards counted every result, below; Nsight's warp states put the one-warp fp8 ILP 4 SHFL waits
+            # at 3,128 cycles a trip, the replay's 3,733 at 26); LDC/S2R [lit ~30].
+            "latency": {"SHFL": 28, "LDC": 30, "S2R": 30},
             # cycles a CALL, RET or taken BRA adds to its stall count (the fetch redirect): CALL/RET fitted to
             # the 24 s4 kernels' 1-warp runs (8..64 calls a trip; reps 4 and 32: within 2.1 %, median 0.4 %),
             # BRA to the loop trips of T/dense_e4m3_k32_f32:ilp1..8 (stall counts 86..327, trips 90..334).
             "redirect": {"CALL": 20, "RET": 20, "BRA": 6},
-            # local memory through the SM's L1: 2048 lines of 128 bytes, 4-way LRU sets, the index XOR-folded
-            # (a plain modulo leaves 6 warps 18 % short), an effective size fitted to the timing table: the
-            # L1 these launches get is 224 KB (1792 lines; 240 KB for 512 threads), measured by
-            # traces/h100/l1_probe.json (warpsim.timing.l1_probe), whose runs show no plain-modulo index,
-            # write-allocate, thrash-resistant insertion and state kept across launches; 1792 LRU lines make
-            # ILP 4 with 4-8 warps 12-37 % long (README, Timing: where it is not yet within 5 %): fill
-            # latency on a hit fitted with SHFL above (190..1744 LDL a trip at ILP 2..8); the latency of a
-            # miss and one fill every 4 cycles to T/sp_e*m*_k64_f32:ilp4 with 2..16 warps (a frame of 601
-            # lines a warp: 2 fit, 3 and more evict each other; 16 warps 3.85 x one, 3.92 x in the re-recording
-            # after a warm-up pass, traces/h100/timing_warmup.json) and to the first trips:
-            # per-trip clocks of the same kernels (traces/h100/trips/sp_fp8_trips.json) have every trip but
-            # the first the same to the cycle, the first (with the prologue) 400 / 2125 / 8800 cycles longer
-            # at ILP 1 / 2 / 4 (model: first touch of the frame, its stores too, 206 / 1610 / 7000 + prologue)
-            # and 30900 at ILP 8 (model 18800 from an empty L1; with "stale" below 26000). Not yet fitted: the
-            # L1-carveout runs (traces/h100/l1_carveout.json, replayed by warpsim.timing.l1_carveout) slow one
-            # warp before its frame fills the L1 and less than LRU past it; sass_sim's other policies, set
-            # hashes, a usable
-            # fraction, write-validate stores and dropping LDL.LU (last-use) lines ("policy", "hash", "local",
-            # "store_miss", "last_use", "last_use_share"; DIP and "wide" too) fit neither those runs and the
-            # recorded multi-warp table together, so the defaults (LRU, fold, 1.0, fetch, keep) stay.
-            # "stale": the L1 does not start empty at the loop: it is full of lines the loop does not touch,
-            # ranked in the LRU order as if used at the loop's 400th line access: until then a set's new lines
-            # evict each other before those. What the H100's L1 holds is not known: traces/h100/l1_probe.json
-            # (frame runs) saw it keep local lines and their replacement state across launches (a 1,428-line
-            # frame launched again misses ~99 % of it in every pass, the old lines kept over the new), and
-            # traces/h100/l1_state.json that the launch before moves a spilling warp's first trip by up to 35 %;
-            # the sparse fp8 timing traces are recorded with the L1 reset by a carveout change before every
-            # launch (capture.py --timing-before l1-reset), and their first trips still run as with these lines. The per-trip clocks
-            # (traces/h100/trips/sp_fp8_trips.json, one warp, warm launches) put the first trip 400 / 2125 /
-            # 8800 / 30900 cycles over the later ones at ILP 1 / 2 / 4 / 8 (frames 14 / 200 / 619 / 1382 lines
-            # of the instrumented kernels' SASS, ptxas 13.0.88 + cuobjdump): the replay of that SASS from an
-            # empty L1 204 / 1207 / 6582 / 18228 (+ ~200 of prologue, ILP 1), short by ~0.7 / 3.2 / 9.0 cycles a
-            # frame line, more than in proportion to the frame at ILP 8; no per-line first-touch cost (a
-            # latency of 500-750, one first touch per 12-45 cycles a warp, stores only, with or without
-            # stalling the warp) fits ILP 2, 4 and 8 together (each made ILP 4 long before ILP 8 came near).
-            # With 400: 204 / 1207 / 7159 / 25965, the first trip (+ prologue) 6 % short at ILP 4 and 8 instead
-            # of 8 / 19 %, the later trips +0.6 / +1.6 % at ILP 4 / 8 (lines pushed out in the first trip miss
-            # again in the second). 400 is the largest that kept the one-warp reps-4 runs of
-            # T/sp_e*m*_k64_f32 as first recorded (no reset) at ILP 5 within 5 % (+3.9 / +4.3 %; 600 fits the per-trip ILP 8 first trip,
-            # 64,800 with the prologue, but makes ILP 5 +8 %): a fit, not a measured size. Against the traces
-            # re-recorded after the reset (2026-11-23) 0 leaves ILP 5 and 8 at 4 trips 6.5-7.4 % short, 600
-            # ILP 5-7 5.5-7.8 % long; 400 keeps every one-warp run within 5 %.
-            # Nsight Compute's counters of these kernels (traces/h100/l1_counters.json, warpsim.timing.l1_counters)
-            # show write-through local stores that fetch nothing on a miss and far fewer load than store misses;
-            # "lines" 1792 (measured), "last_use" evict_first and "store_miss" validate give the H100's load
-            # misses within 6 points (the values here: 10-24 more at ILP 4/8 with 4-8 / 2-3 warps), but with
-            # this table's miss costs they leave ILP 4 with 4-9 warps 10-30 % short; with "in_order" and a miss
-            # of 300 (2 cycles a fill) 68 of the 92 fp8 configurations are within 5 %, against 78 here (before
-            # the store port below; 80 with it).
-            # "store_ii": the SM passes one local store line every 4 cycles, whatever the warps and their
-            # sub-partitions (traces/h100/l1_rate.json: STL hits 0.24-0.26 a cycle from 1-16 warps; the stores
-            # write through to the L2, l1_counters.json); a store issues when no stores are queued before it
-            # ("store_queue" 0: one warp alone then runs its STL at 0.21 a cycle, the H100 0.24). With it the
-            # sparse fp8 ILP 4 runs with 3 warps, each alone on its sub-partition and 8-13 % slower than one
-            # warp with almost no load misses, come within 5 % (from 8 % short).
-            # "miss" 250 and "fill_ii" 4 are fits, and traces/h100/l1_fill.json (warpsim.timing.l1_fill: warps
-            # streaming misses) measured otherwise: a miss alone ~300 cycles (259-324), 16 warps filling 0.63
-            # lines a cycle (fill_ii 1 or less), load misses taking the store port ~1 cycle a line ("fill_port"),
-            # loads returning out of order. That miss path (l1_fill.PROBED) replays the probe within 4 %, but
-            # on the fp8 traces it gives 65 of 92 within 5 % with this LRU and 69 with the measured L1 above
-            # (whose load misses then follow the counters within 2.2 points at ILP 4 with 4-10 warps, and 5-8
-            # warps run 14-20 % short), against 83 here: the misses cost the H100's warps more than a 300-cycle
-            # miss, by a mechanism not measured (traces/h100/TIMING_FINDINGS.md), so the fit stays.
-            "l1": {"lines": 2048, "ways": 4, "line_ii": 1, "hit": 40, "miss": 250, "fill_ii": 4, "stale": 400,
-                   "store_ii": 4, "store_queue": 0},
+            # local memory (the spills) through the SM's L1, as measured where it was measured:
+            # - "lines" 1792 (224 KB), 4-way sets with the index XOR-folded: the carveout these launches get
+            #   (traces/h100/l1_probe.json, warpsim.timing.l1_probe; no plain-modulo index there), and "wide":
+            #   1920 lines (240 KB) past 8 warps: the probe measured 240 KB for 512 threads, 224 KB for 32-256;
+            #   where between 9 and 16 warps the step lies was not measured (past 12 warps: 81 of the 92 fp8
+            #   configurations within 5 %, past 15: 79, past 8: 83);
+            # - "hit" 36: a local hit 35 cycles with the clock reads (l1_probe.json); "miss" 320: a miss alone
+            #   259-324 (traces/h100/l1_fill.json, warpsim.timing.l1_fill), "fill_ii" 1 (16 warps filling 0.63
+            #   lines a cycle there);
+            # - "store_miss" validate: a store that misses allocates its line and fetches nothing, every store
+            #   writes through (Nsight's counters, traces/h100/l1_counters.json, warpsim.timing.l1_counters);
+            #   "last_use" evict_first: an LDL.LU (85-93 % of the fills) leaves its line first in line for
+            #   eviction (what LDL.LU does was not measured: ``ld.local.lu`` compiles to a plain LDL; with it the
+            #   replay's load misses follow the counters within a few points at ILP 4 with 5-10 warps);
+            # - "stale" 0: the loop starts with an empty L1 (the traces are recorded after an L1 reset);
+            # - "store_ii" 4: the SM passes one local store line every 4 cycles, whatever the warps
+            #   (traces/h100/l1_rate.json: STL hits 0.24-0.26 a cycle from 1-16 warps); "store_queue" 1024: a
+            #   store issues while at most 1024 cycles of stores are queued at that port. The H100's fp8 warps
+            #   almost never wait to issue an LDL/STL (Nsight's lg_throttle at most 101 cycles a trip,
+            #   traces/h100/stall_reasons.json), where with no queue (0, the table before) the replay's waited up
+            #   to ~5,500 cycles a trip; with 1024 they wait 93-540 with 4-12 warps, still ~5,900 with 16 (their
+            #   stores come in bursts). The l1_rate probes that saturate the port do wait (lg_throttle 86 % of
+            #   their cycles with 16 warps), so the queue is finite: with 64-1024 the replay runs the store probe
+            #   at 0.25 a cycle, with no bound at up to 0.51.
+            # Until the scoreboards counted every result (sass_sim: a wait on a scoreboard had waited only for
+            # the last access issued on it, so a miss followed by a hit on the same scoreboard cost nothing;
+            # ptxas puts the fp8 loops' 712 fills a trip on 5 scoreboards) no such L1 fitted: the table had a
+            # fitted 2,048-line LRU with a fetch on every store miss, a miss of 250, a fill every 4 cycles and
+            # the L1 "stale" (full of foreign lines as if used at the 400th access), 15 of the 1,143 recorded
+            # configurations outside 5 % (fp8 ILP 4 with 7-9 warps +10..+14 %), and the measured L1 left ILP 4
+            # with 5-8 warps 14-20 % short. With the counting scoreboards a load miss costs the replay's warps
+            # a flat ~100 cycles from 5 to 16 warps, as Nsight's warp states show for the H100's (100-121), and
+            # the measured values above fit: e4m3 / e5m2 42 / 41 of 46 configurations within 5 %, max 9.3 %
+            # (ILP 4 with 4, 5 and 7 warps 5.6-9.3 % short, TIMING_FINDINGS.md). The L1's other options
+            # ("policy", "hash", "local", "last_use_share", "in_order", "fill_port") stay off: none helped.
+            "l1": {"lines": 1792, "ways": 4, "line_ii": 1, "hit": 36, "miss": 320, "fill_ii": 1, "stale": 0,
+                   "store_ii": 4, "store_queue": 1024, "store_miss": "validate", "last_use": "evict_first",
+                   "wide": {"warps": 8, "lines": 1920}},
             # the instruction fetch, measured by traces/h100/ifetch.json (warpsim.timing.ifetch: loops of 256 to
             # 16,384 straight-line FFMA, one instruction a cycle or one every 4, 1-8 warps, and 1-4 warps on one
             # sub-partition running copies that share no code): up to 25 KB of code a trip runs at the issue

@@ -9,7 +9,9 @@ cycle by cycle, with the table's ``emulated["sass"]`` entry:
 
 * a warp issues its instructions in order: the next one no earlier than the stall count of the control bits
   after the last (ptxas's fixed-latency schedule), plus a fetch redirect after CALL, RET and a taken BRA, and
-  not before the variable-latency results its wait mask names (LDL, SHFL, LDC, S2R set scoreboards);
+  not before the variable-latency results its wait mask names (LDL, SHFL, LDC, S2R set scoreboards; a
+  scoreboard counts the results outstanding on it, so a wait is for the last of them to return, not for the one
+  issued last);
 * each sub-partition issues at most one instruction per cycle (greedy: the warp that issued last goes on if
   it can, else the next in round-robin order, as ``issue.policy``; the greedy warp keeps its turn while it
   waits no more than ``hold`` cycles on its own stall count; an instruction of ``keep_ops`` whose control
@@ -184,7 +186,7 @@ class Loop:
         start = np.array([k for _, k in order], np.int64) * int(self.cfg.get("stagger", 0))
         c, a, l1 = self.cfg, self.arrays, self.cfg["l1"]
         lines = int(l1["lines"])
-        if "wide" in l1 and sum(population) > int(l1["wide"]["warps"]):  # a wider CTA: the driver's carveout
+        if l1.get("wide") and sum(population) > int(l1["wide"]["warps"]):  # a wider CTA: the driver's carveout
             lines = int(l1["wide"]["lines"])  # leaves a larger L1 (traces/h100/l1_probe.json)
         trips = max(int(c["trips"]), -(-int(c["instructions"]) // len(a["pipe"])))
         nw = len(sp_of)
@@ -400,8 +402,8 @@ def _run(pipe, ii, stall, keep, wb, rb, wait, lat, mem, line, nlines, yld, sp_of
                 if warp_mem[w] > ready:
                     ready = warp_mem[w]
                 warp_mem[w] = ready
-            if wb[i] != NO_SCOREBOARD:
-                sb[w, wb[i]] = ready
+            if wb[i] != NO_SCOREBOARD and sb[w, wb[i]] < ready:  # a scoreboard counts its results: a wait
+                sb[w, wb[i]] = ready  # on it is for the last of them, not the one issued last
                 sbk[w, wb[i]] = 1 if mem[i] != 0 else 0
             if rb[i] != NO_SCOREBOARD and start + 2 > sb[w, rb[i]]:
                 sb[w, rb[i]] = start + 2  # the source registers are read
