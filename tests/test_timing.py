@@ -1038,6 +1038,21 @@ def test_l1_fill_miss_path():
     assert fitted[("ldl", 16)] > 2 * hw[("ldl", 16)]
 
 
+def test_sass_sim_scoreboard_waits_for_every_result():
+    """A SASS scoreboard counts the results outstanding on it: a wait on it lasts until the last of them is back,
+    not only the one issued last. A fill that misses (320 cycles) followed by one that hits (36) on the same
+    scoreboard holds the FADD waiting on it until the miss is back; the hit alone, 36 cycles."""
+    from warpsim.timing import sass_sim
+    from warpsim.timing.params_sm90 import TABLE
+    cfg = sass_sim.table_cfg()
+    store = "STL 1 1 7 7 0 4 4"  # line 1 stored: allocated (write-validate), the later fill of it hits
+    both = [store, "LDL 1 1 0 7 0 0 4", "LDL 1 1 0 7 0 4 4", "FADD 1 1 7 7 1"]
+    (got,) = sass_sim.issue([both], [0], [1], cfg, TABLE["tensor"])
+    assert got[3] >= got[1] + cfg["l1"]["miss"]
+    (hit,) = sass_sim.issue([[store, "LDL 1 1 0 7 0 4 4", "FADD 1 1 7 7 1"]], [0], [1], cfg, TABLE["tensor"])
+    assert hit[2] == hit[1] + cfg["l1"]["hit"]
+
+
 def test_sass_sim_issues_once_a_cycle_on_each_sub_partition():
     """Every sub-partition issues at most one instruction a cycle, also when an MIO instruction moves the SM-wide
     ports' round robin (it used to let a sub-partition issue twice in a cycle and skip another), and the account
