@@ -13,7 +13,8 @@ rows are void, see HOW), --stage 3 (the fp8 kernels' registers, capacity against
 bitmaps, local and random-address capacity, eviction scans, stores), --stage 4 (eviction scans repeated with
 one sequence buffer, local capacity repeated, 4-line granule conflicts), --stage 5 (every warp of a CTA of
 1-16 streams its own frame of 196 / 622 / 1,428 lines, the fp8 kernels' ILP 2 / 4 / 8 spill frames, four
-passes, local and global; each configuration launched twice in a row).
+passes, local and global; each configuration launched twice in a row); 2026-11-26: --stage 6 (capacity against
+CTAs of 256-512 threads in steps of 32; ``--merge6 OUT`` adds its rows to traces/h100/l1_probe.json).
 
 Stage 1: a load's hit/miss latency, sector and line size; the capacity (lines of 128 B that a sequential
 re-read still hits) for every dynamic shared-memory request of traces/capture/l1_carveout.py, global and
@@ -532,6 +533,38 @@ def stage5(dev, res, out):
     (out / "l1_probe_stage5.json").write_text(json.dumps(res, separators=(",", ":")))
 
 
+#: stage 6: the CTA sizes between 256 threads (224 KB) and 512 (240 KB) whose L1 was not measured, and the two
+#: ends again (labelled ``plain6``: this call's rows, apart from the earlier calls' ``plain`` rows)
+THREADS6 = (256, 288, 320, 352, 384, 416, 448, 480, 512)
+
+
+def stage6(dev, res, out):
+    """The lines a sequential pass keeps for every CTA size of :data:`THREADS6` (one CTA, no shared memory;
+    three passes over N lines, N 1,664-2,112): where the driver's carveout steps from 224 KB to 240 KB."""
+    rows = []
+    for threads in THREADS6:
+        for n in range(1664, 2113, 16):
+            seq = [ent(i, LDG, group=p) for p in range(3) for i in range(n)]
+            g = dev.run(seq, threads=threads, variant="plain")["groups"]
+            rows.append({"variant": "plain6", "threads": threads, "lines": n, "miss": [g[p]["miss"] for p in range(3)]})
+        print("threads", threads, flush=True)
+    res["capacity_launch"] = rows
+    (out / "l1_probe_stage6.json").write_text(json.dumps(res, separators=(",", ":")))
+
+
+def merge6(src: Path):
+    """traces/h100/l1_probe.json with stage 6's rows added to its ``capacity_launch`` (written atomically)."""
+    sys.path.insert(0, str(HERE))
+    from trips import write_atomic
+    path = REPO / "traces" / "h100" / "l1_probe.json"
+    doc = json.loads(path.read_text())
+    rows = json.loads((src / "l1_probe_stage6.json").read_text())["capacity_launch"]
+    doc["capacity_launch"] = [r for r in doc["capacity_launch"] if r["variant"] != "plain6"] + rows
+    doc["how_stage6"] = ("--stage 6 (2026-11-26, H100 80GB HBM3): capacity against the CTA size, 256-512 threads in "
+                         "steps of 32, rows labelled plain6")
+    write_atomic(path, json.dumps(doc, separators=(",", ":")) + "\n")
+
+
 def device(out: Path, cubin: str, stage: int, mock: bool = False, geom: dict | None = None, thr: int = 100):
     geom = geom or {}
     dev = Mock() if mock else Cupy(cubin)
@@ -551,6 +584,10 @@ def device(out: Path, cubin: str, stage: int, mock: bool = False, geom: dict | N
     if stage == 5:
         out.mkdir(parents=True, exist_ok=True)
         stage5(dev, res, out)
+        return
+    if stage == 6:
+        out.mkdir(parents=True, exist_ok=True)
+        stage6(dev, res, out)
         return
     if stage == 4:
         out.mkdir(parents=True, exist_ok=True)
@@ -640,6 +677,7 @@ def main(argv=None):
     ap.add_argument("--device", type=Path)
     ap.add_argument("--mock", type=Path)
     ap.add_argument("--json", type=Path, help="DIR with the stage files: write traces/h100/l1_probe.json")
+    ap.add_argument("--merge6", type=Path, help="DIR with l1_probe_stage6.json: add its rows to traces/h100/l1_probe.json")
     ap.add_argument("--cubin", default=str(HERE / "l1_probe.cubin"))
     ap.add_argument("--stage", type=int, default=12)
     ap.add_argument("--thr", type=int, default=100, help="cycles: a load slower than this missed the L1")
@@ -649,6 +687,8 @@ def main(argv=None):
         device(a.device, a.cubin, a.stage, geom=json.loads(a.geom), thr=a.thr)
     if a.json:
         to_json(a.json)
+    if a.merge6:
+        merge6(a.merge6)
     if a.mock:
         device(a.mock, a.cubin, a.stage, mock=True, geom=json.loads(a.geom), thr=a.thr)
     return 0

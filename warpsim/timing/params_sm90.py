@@ -331,9 +331,10 @@ TABLE = {
             # local memory (the spills) through the SM's L1, as measured where it was measured:
             # - "lines" 1792 (224 KB), 4-way sets with the index XOR-folded: the carveout these launches get
             #   (traces/h100/l1_probe.json, warpsim.timing.l1_probe; no plain-modulo index there), and "wide":
-            #   1920 lines (240 KB) past 8 warps: the probe measured 240 KB for 512 threads, 224 KB for 32-256;
-            #   where between 9 and 16 warps the step lies was not measured (past 12 warps: 81 of the 92 fp8
-            #   configurations within 5 %, past 15: 79, past 8: 83);
+            #   1920 lines (240 KB) with 16 warps: the probe measured 224 KB for every CTA of 32-480 threads and
+            #   240 KB for 512 (--stage 6, 2026-11-26: 256-512 threads in steps of 32). A step past 8 warps,
+            #   tried before that run, fitted the fp8 table better (83 of its 92 configurations within 5 %,
+            #   against 79), but the H100 does not do it;
             # - "hit" 36: a local hit 35 cycles with the clock reads (l1_probe.json); "miss" 320: a miss alone
             #   259-324 (traces/h100/l1_fill.json, warpsim.timing.l1_fill), "fill_ii" 1 (16 warps filling 0.63
             #   lines a cycle there);
@@ -360,12 +361,12 @@ TABLE = {
             # configurations outside 5 % (fp8 ILP 4 with 7-9 warps +10..+14 %), and the measured L1 left ILP 4
             # with 5-8 warps 14-20 % short. With the counting scoreboards a load miss costs the replay's warps
             # a flat ~100 cycles from 5 to 16 warps, as Nsight's warp states show for the H100's (100-121), and
-            # the measured values above fit: e4m3 / e5m2 42 / 41 of 46 configurations within 5 %, max 9.3 %
-            # (ILP 4 with 4, 5 and 7 warps 5.6-9.3 % short, TIMING_FINDINGS.md). The L1's other options
+            # the measured values above fit better: e4m3 / e5m2 39 / 40 of 46 configurations within 5 %, max
+            # 9.3 % (ILP 4 with 3-7 warps 5.3-9.3 % short, with 10-15 5.7-6.6 % long; TIMING_FINDINGS.md). The L1's other options
             # ("policy", "hash", "local", "last_use_share", "in_order", "fill_port") stay off: none helped.
             "l1": {"lines": 1792, "ways": 4, "line_ii": 1, "hit": 36, "miss": 320, "fill_ii": 1, "stale": 0,
                    "store_ii": 4, "store_queue": 1024, "store_miss": "validate", "last_use": "evict_first",
-                   "wide": {"warps": 8, "lines": 1920}},
+                   "wide": {"warps": 15, "lines": 1920}},
             # the instruction fetch, measured by traces/h100/ifetch.json (warpsim.timing.ifetch: loops of 256 to
             # 16,384 straight-line FFMA, one instruction a cycle or one every 4, 1-8 warps, and 1-4 warps on one
             # sub-partition running copies that share no code): up to 25 KB of code a trip runs at the issue
