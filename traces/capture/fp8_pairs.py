@@ -18,60 +18,36 @@ recorded kernel (the trace's PTX and input, 6 and 8 warps, 32 trips) :data:`LAUN
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
-
-import numpy as np
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 sys.path.insert(0, str(HERE))
 from probe import save_raw, summarise_raw  # noqa: E402
-from trips import _tracefile  # noqa: E402
+from stall_reasons import REPS, Recorded  # noqa: E402  (the recorded timing kernels, launched as their traces)
 
 FORM = "sp_e4m3_k64_f32"
 WARPS = (6, 8)
 BEFORE = ("reset", "again", "ilp4", "s4")
 LAUNCHES = 12
-REPS = 32
-
-
-def _module(cp, tf, form: str):
-    """The recorded kernel module of ``form`` (its trace's PTX through a file), its input and a sink."""
-    tr = tf.read_trace(REPO / "traces" / "h100" / "timing" / f"{form}.npz")
-    ptx = Path(os.environ.get("TMPDIR", "/tmp")) / f"pairs_{form}.ptx"
-    ptx.write_text(tr.ptx)
-    ncols = tr.arrays["input"].shape[1]
-    return cp.RawModule(path=str(ptx)), cp.asarray(tr.arrays["input"]), cp.zeros(16 * 32 * ncols, cp.uint32)
 
 
 def device(out: Path) -> int:
     import cupy as cp
     from capture import l1_resetter
-    tf = _tracefile()
-    reset = l1_resetter(cp)
-    mods = {f: _module(cp, tf, f) for f in (FORM, "dense_s4_k64")}
-    d_s, d_e, d_sm = cp.zeros(16, cp.uint64), cp.zeros(16, cp.uint64), cp.zeros(16, cp.uint32)
-
-    def launch(form, kernel, warps):
-        mod, inp, sink = mods[form]
-        d_s.fill(0), d_e.fill(0)
-        mod.get_function(kernel)((1,), (32 * warps,), (inp, d_s, d_e, d_sm, sink, np.int32(REPS)))
-        cp.cuda.runtime.deviceSynchronize()
-        return {"start": cp.asnumpy(d_s)[:warps].astype(np.int64).tolist(),
-                "end": cp.asnumpy(d_e)[:warps].astype(np.int64).tolist()}
-
-    before = {"reset": reset, "again": lambda: None, "ilp4": lambda: launch(FORM, f"{FORM}_ilp4", 1),
-              "s4": lambda: launch("dense_s4_k64", "dense_s4_k64_ilp4", 1)}
+    kernels = Recorded(cp)
+    before = {"reset": l1_resetter(cp), "again": lambda: None, "ilp4": lambda: kernels.launch(FORM, 4, 1),
+              "s4": lambda: kernels.launch("dense_s4_k64", 4, 1)}
     rows = []
-    launch(FORM, f"{FORM}_ilp1", 1)  # load the module
+    kernels.module("dense_s4_k64")
+    kernels.launch(FORM, 1, 1)  # load the module
     for how in BEFORE:
         for warps in WARPS:
             for k in range(LAUNCHES):
                 before[how]()
-                rows.append({"before": how, "warps": warps, "launch": k, **launch(FORM, f"{FORM}_ilp1", warps)})
-            one = [launch(FORM, f"{FORM}_ilp1", 1) for _ in range(3)]
+                rows.append({"before": how, "warps": warps, "launch": k, **kernels.launch(FORM, 1, warps)})
+            one = [kernels.launch(FORM, 1, 1) for _ in range(3)]
             rows.append({"before": how, "warps": 1, "launch": 0, **one[-1]})
     save_raw(out, "fp8_pairs", rows)
     return 0

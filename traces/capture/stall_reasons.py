@@ -80,30 +80,50 @@ def schedule(part: str) -> list:
     return [(f, ilp, w, r, reset) for f, ilp, reset in PARTS[part] for w in WARPS for r in range(REPEATS)]
 
 
+class Recorded:
+    """Launches of the recorded timing kernels (the PTX and input of traces/h100/timing/<form>.npz, CuPy): one CTA
+    of ``32 * warps`` threads, ``REPS`` trips, each warp's start and end clock."""
+
+    def __init__(self, cp):
+        self.cp, self.tf, self.mods = cp, _tracefile(), {}
+        self.start, self.end, self.smid = cp.zeros(16, cp.uint64), cp.zeros(16, cp.uint64), cp.zeros(16, cp.uint32)
+
+    def module(self, form: str):
+        """``form``'s module (its trace's PTX through a file), its input and a sink."""
+        if form not in self.mods:
+            cp = self.cp
+            tr = self.tf.read_trace(REPO / "traces" / "h100" / "timing" / f"{form}.npz")
+            ptx = Path(os.environ.get("TMPDIR", "/tmp")) / f"recorded_{form}.ptx"
+            ptx.write_text(tr.ptx)
+            ncols = tr.arrays["input"].shape[1]
+            self.mods[form] = (cp.RawModule(path=str(ptx)), cp.asarray(tr.arrays["input"]),
+                               cp.zeros(16 * 32 * ncols, cp.uint32))
+        return self.mods[form]
+
+    def launch(self, form: str, ilp: int, warps: int, before=None) -> dict:
+        """``<form>_ilp<ilp>`` launched once, right after ``before()`` if given (once its clock buffers are
+        zeroed): ``{"start": [...], "end": [...]}``, the clocks of its warps."""
+        cp = self.cp
+        mod, inp, sink = self.module(form)
+        self.start.fill(0), self.end.fill(0)
+        if before:
+            before()
+        mod.get_function(f"{form}_ilp{ilp}")((1,), (32 * warps,), (inp, self.start, self.end, self.smid, sink,
+                                                                     np.int32(REPS)))
+        cp.cuda.runtime.deviceSynchronize()
+        return {"start": cp.asnumpy(self.start)[:warps].astype(np.int64).tolist(),
+                "end": cp.asnumpy(self.end)[:warps].astype(np.int64).tolist()}
+
+
 def run(part: str, out: Path) -> None:
     """Launch ``part``'s schedule (CuPy); write its launch list with the kernels' clocks to
     ``out/launches_<part>_<pass>.json`` (one file per application pass of ncu)."""
     import cupy as cp
     from capture import l1_resetter
-    tf = _tracefile()
-    reset = l1_resetter(cp)
-    mods, launches = {}, []
-    d_s, d_e, d_sm = cp.zeros(16, cp.uint64), cp.zeros(16, cp.uint64), cp.zeros(16, cp.uint32)
+    kernels, reset, launches = Recorded(cp), l1_resetter(cp), []
     for form, ilp, w, repeat, before in schedule(part):
-        if form not in mods:
-            tr = tf.read_trace(REPO / "traces" / "h100" / "timing" / f"{form}.npz")
-            ptx = Path(os.environ.get("TMPDIR", "/tmp")) / f"stall_{form}.ptx"
-            ptx.write_text(tr.ptx)
-            ncols = tr.arrays["input"].shape[1]
-            mods[form] = (cp.RawModule(path=str(ptx)), cp.asarray(tr.arrays["input"]),
-                          cp.zeros(16 * 32 * ncols, cp.uint32))
-        mod, inp, sink = mods[form]
-        d_s.fill(0), d_e.fill(0)
-        if before:
-            reset()
-        mod.get_function(f"{form}_ilp{ilp}")((1,), (32 * w,), (inp, d_s, d_e, d_sm, sink, np.int32(REPS)))
-        cp.cuda.runtime.deviceSynchronize()
-        cyc = (cp.asnumpy(d_e)[:w].astype(np.int64) - cp.asnumpy(d_s)[:w].astype(np.int64)).tolist()
+        clocks = kernels.launch(form, ilp, w, reset if before else None)
+        cyc = [e - s for s, e in zip(clocks["start"], clocks["end"])]
         launches.append({"form": form, "ilp": ilp, "warps": w, "reps": REPS, "repeat": repeat,
                          "reset": before, "cycles": cyc})
     k = len(list(out.glob(f"launches_{part}_*.json")))

@@ -200,10 +200,15 @@ def out_of_phase(form: str, ilp: int, folder: str = TIMING, kernel: str = "ptx")
     """``{warps: (pairs out of phase, pairs)}`` of the recorded runs in ``folder`` (:func:`measured`): a pair
     is out of phase when its ratio is below :func:`split`."""
     cut = split(form, ilp)
+    return _tally((p["warps"], p["ratio"] < cut) for p in measured(form, ilp, folder, kernel))
+
+
+def _tally(items) -> dict:
+    """``{key: (hits, count)}`` of ``(key, hit)`` items, by key."""
     got: dict = {}
-    for p in measured(form, ilp, folder, kernel):
-        n, k = got.get(p["warps"], (0, 0))
-        got[p["warps"]] = (n + (p["ratio"] < cut), k + 1)
+    for key, hit in items:
+        n, k = got.get(key, (0, 0))
+        got[key] = (n + int(hit), k + 1)
     return dict(sorted(got.items()))
 
 
@@ -283,11 +288,7 @@ def fp8_modes(folder: str = TIMING) -> dict:
 
 def fp8_by_warps(form: str, folder: str = TIMING) -> dict:
     """``{warps: (slow pairs, pairs)}`` of the recorded runs of ``form`` at ILP 1 (5-10 warps)."""
-    got: dict = {}
-    for p in measured(form, 1, folder):
-        n, k = got.get(p["warps"], (0, 0))
-        got[p["warps"]] = (n + (p["ratio"] >= FP8_SLOW), k + 1)
-    return dict(sorted(got.items()))
+    return _tally((p["warps"], p["ratio"] >= FP8_SLOW) for p in measured(form, 1, folder))
 
 
 def fp8_launches(path: str = FP8_PAIRS) -> dict:
@@ -296,16 +297,12 @@ def fp8_launches(path: str = FP8_PAIRS) -> dict:
     with open(path) as fh:
         rows = json.load(fh)["rows"]
     one = {r["before"]: r["end"][0] - r["start"][0] for r in rows if r["warps"] == 1}
-    got: dict = {}
-    for r in rows:
-        if r["warps"] == 1:
-            continue
-        dur = np.array(r["end"], np.int64) - np.array(r["start"], np.int64)
-        key = (r["before"], r["warps"])
-        for _, ws in _pairs(r["warps"]):
-            n, k = got.get(key, (0, 0))
-            got[key] = (n + int(dur[ws].mean() >= FP8_SLOW * one[r["before"]]), k + 1)
-    return got
+
+    def slow(r, ws):
+        dur = np.array(r["end"], np.int64)[ws] - np.array(r["start"], np.int64)[ws]
+        return dur.mean() >= FP8_SLOW * one[r["before"]]
+    return _tally(((r["before"], r["warps"]), slow(r, ws)) for r in rows if r["warps"] > 1
+                  for _, ws in _pairs(r["warps"]))
 
 
 def _within(rows) -> str:
