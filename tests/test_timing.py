@@ -1000,6 +1000,7 @@ def test_fetch_does_not_limit_the_fp8_loops():
     ("l1_fill", "load", "other.json", '{"rows": []}', r"other\.json: not an l1_fill file"),
     ("stall_reasons", "load", "other.json", '{"rows": []}', r"other\.json: not an stall_reasons file"),
     ("stall_reasons", "rate_probes", "other.json", '{"rows": []}', r"other\.json: not an l1_rate_stalls file"),
+    ("pair_modes", "fp8_launches", "other.json", '{"rows": []}', r"other\.json: not an fp8_pairs file"),
 ])
 def test_measurement_file_errors_name_the_file(tmp_path, module, load, name, text, message):
     """A damaged or wrong H100 measurement file is named with what is wrong, not a KeyError or a bare JSON

@@ -79,7 +79,7 @@ import sys
 import numpy as np
 
 from .. import tracefile
-from . import sass_sim
+from . import measurement, sass_sim
 
 TIMING = os.path.join(os.path.dirname(__file__), "..", "..", "traces", "h100", "timing")
 LOOP_START = os.path.join(os.path.dirname(__file__), "..", "..", "traces", "h100", "loop_start.json")
@@ -294,8 +294,7 @@ def fp8_by_warps(form: str, folder: str = TIMING) -> dict:
 def fp8_launches(path: str = FP8_PAIRS) -> dict:
     """``{(launch before, warps): (slow pairs, pairs)}`` of ``traces/h100/fp8_pairs.json``: a pair is slow when
     its mean time is at least :data:`FP8_SLOW` x the one-warp launch under the same launch history."""
-    with open(path) as fh:
-        rows = json.load(fh)["rows"]
+    rows = measurement.load(path, "fp8_pairs", ("rows", "how"))["rows"]
     one = {r["before"]: r["end"][0] - r["start"][0] for r in rows if r["warps"] == 1}
 
     def slow(r, ws):
