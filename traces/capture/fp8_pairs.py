@@ -17,14 +17,13 @@ recorded kernel (the trace's PTX and input, 6 and 8 warps, 32 trips) :data:`LAUN
 """
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 sys.path.insert(0, str(HERE))
-from probe import save_raw, summarise_raw  # noqa: E402
+from probe import cli, save_raw, summarise_raw  # noqa: E402
 from stall_reasons import REPS, Recorded  # noqa: E402  (the recorded timing kernels, launched as their traces)
 
 FORM = "sp_e4m3_k64_f32"
@@ -53,18 +52,15 @@ def device(out: Path) -> int:
     return 0
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    g = ap.add_mutually_exclusive_group(required=True)
-    g.add_argument("--device", type=Path)
-    g.add_argument("--json", type=Path)
-    args = ap.parse_args(argv)
-    if args.device:
-        return device(args.device)
+def summarise(out: Path) -> int:
     how = (f"the recorded {FORM}_ilp1 (trace PTX and input, {REPS} trips) "
            f"with 6 and 8 warps, {LAUNCHES} launches under each way of launching before it ({', '.join(BEFORE)}), "
            "then 3 one-warp launches (the last kept); every warp's start and end clock")
-    return summarise_raw(args.json, "fp8_pairs", how, "", {})
+    return summarise_raw(out, "fp8_pairs", how, "", {})
+
+
+def main(argv=None) -> int:
+    return cli(argv, __doc__, None, None, device, summarise)
 
 
 if __name__ == "__main__":

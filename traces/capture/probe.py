@@ -100,20 +100,23 @@ def summarise_raw(out: Path, name: str, how: str, source: str, loops: dict) -> i
 
 def cli(argv, doc: str, source, build, device, summarise, part=None) -> int:
     """The scripts' command line: ``--build`` (here), ``--device OUT`` (on the GPU), ``--json OUT`` (here,
-    from OUT), ``--source``; ``part``: ``(choices, help)`` of a ``--part`` option passed to ``device``."""
+    from OUT), ``--source``; ``part``: ``(choices, help)`` of a ``--part`` option passed to ``device``. A script
+    with no CUDA source of its own (``source`` and ``build`` None) has only ``--device`` and ``--json``."""
     ap = argparse.ArgumentParser(description=doc.split("\n")[0])
     g = ap.add_mutually_exclusive_group(required=True)
-    g.add_argument("--build", action="store_true")
+    if build:
+        g.add_argument("--build", action="store_true")
     g.add_argument("--device", type=Path)
     g.add_argument("--json", type=Path)
-    g.add_argument("--source", action="store_true", help="print the CUDA source")
+    if source:
+        g.add_argument("--source", action="store_true", help="print the CUDA source")
     if part:
         ap.add_argument("--part", choices=part[0], default=part[0][0], help=part[1])
     a = ap.parse_args(argv)
-    if a.source:
+    if source and a.source:
         print(source())
         return 0
-    if a.build:
+    if build and a.build:
         return build()
     if a.device:
         return device(a.device, a.part) if part else device(a.device)
