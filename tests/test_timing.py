@@ -1087,6 +1087,22 @@ def test_sass_sim_issues_once_a_cycle_on_each_sub_partition():
         assert later[sass_sim.SELECTED] == warps * len(loop.arrays["pipe"])
 
 
+@pytest.mark.parametrize("kernel,options", [("sp_e4m3_k64_f32_ilp4", {}), ("sp_s4_k64_ilp1", {}),
+                                            ("dense_s4_k64_ilp4", {"yield_switch": True, "hold": 2, "stagger": 60}),
+                                            ("dense_e4m3_k32_f32_ilp1", {"trips": 6})])
+def test_sass_sim_skips_idle_cycles_exactly(kernel, options):
+    """sass_sim jumps over the cycles in which no warp can issue (to the first at which one of the times that
+    keep the warps waiting has passed); with the warps' states accounted it steps every cycle. Both give the
+    same trips and L1 counts, cycle for cycle."""
+    from warpsim.timing import sass_sim
+    for warps in (1, 3, 8, 13):
+        pop = sass_sim.population(warps)
+        jump, step = sass_sim.table_loop(kernel, **options), sass_sim.table_loop(kernel, **options)
+        step.stalls(pop)
+        assert jump.cycles(pop) == step.cycles(pop)
+        assert all(np.array_equal(x, y) for x, y in zip(jump.l1_counts(pop), step.l1_counts(pop)))
+
+
 def test_stall_reasons_beside_the_h100():
     """traces/h100/stall_reasons.json (Nsight Compute's warp states of the recorded emulated kernels): the
     H100's warps issue the replay's instructions (selected within 1 %: the kernel's own few outside the loop);

@@ -336,6 +336,7 @@ def _run(pipe, ii, stall, keep, wb, rb, wait, lat, mem, line, nlines, yld, sp_of
     t = 0
     left = nw
     while left > 0:
+        issued = False
         first_sp = port[3] if fair else 0  # SM-wide ports: round robin from the one after the last served,
         for s0 in range(nsp):  # each sub-partition once a cycle
             s = (s0 + first_sp) % nsp
@@ -352,6 +353,7 @@ def _run(pipe, ii, stall, keep, wb, rb, wait, lat, mem, line, nlines, yld, sp_of
                          wmio, port, fready, kept[s] if t < kept_to[s] else -1)
             if w < 0:
                 continue
+            issued = True
             i = pos[w]
             if fetch and iline[i] != wline[w]:  # its first instruction of this line: ask for the next ones
                 wline[w] = iline[i]
@@ -430,8 +432,36 @@ def _run(pipe, ii, stall, keep, wb, rb, wait, lat, mem, line, nlines, yld, sp_of
                     left -= 1
             if fetch and iline[pos[w]] != iline[i]:  # its next instruction is on another line
                 fready[w] = _code_line(ic, iport, s, iline[pos[w]], t, fp)
-        t += 1
+        t = t + 1 if issued or account else _next_event(t, done, want, nxt, fready, sb, free, wmio, port, kept,
+                                                        kept_to)
     return ends
+
+
+@njit(cache=True)
+def _next_event(t, done, want, nxt, fready, sb, free, wmio, port, kept, kept_to):
+    """The next cycle after t at which a warp may issue when none did at t: nothing changes in a cycle without
+    an issue, so the first cycle at which one of the times :func:`_why` compares with t has passed (the
+    same run cycle by cycle, without the idle cycles)."""
+    big = np.iinfo(np.int64).max
+    m = big
+    for w in range(nxt.shape[0]):
+        if done[w] < want[w]:
+            for x in (nxt[w], fready[w], wmio[w]):
+                if t < x < m:
+                    m = x
+            for b in range(6):
+                if t < sb[w, b] < m:
+                    m = sb[w, b]
+    for s in range(free.shape[0]):
+        for p in range(1, HOLD_TO + 1):
+            if t < free[s, p] < m:
+                m = free[s, p]
+        if kept[s] >= 0 and t < kept_to[s] < m:
+            m = kept_to[s]
+    for x in (port[0], port[1] - port[2]):
+        if t < x < m:
+            m = x
+    return m if m < big else t + 1
 
 
 @njit(cache=True)
