@@ -332,6 +332,9 @@ def _run(pipe, ii, stall, keep, wb, rb, wait, lat, mem, line, nlines, yld, sp_of
     plain = start.copy()  # the end of each warp's stall count without the fetch redirect
     sbk = np.zeros((nw, 8), np.int64)  # 1: the scoreboard was set by a local-memory access
     fill_free = 0
+    # the cycle before which warp w cannot issue, as _until last found it (every time it waits on only grows
+    # until the warp issues); the accounted run asks every warp every cycle (-1: not kept)
+    until = np.full(nw, -1 if account else 0, np.int64)
     use = 0
     t = 0
     left = nw
@@ -347,7 +350,7 @@ def _run(pipe, ii, stall, keep, wb, rb, wait, lat, mem, line, nlines, yld, sp_of
             else:
                 kept[s] = -1
                 w = _pick(s, t, last[s], sp_of, plain, sbk, done, want, nxt, pos, wait, sb, pipe, free, mem, wmio,
-                          port, fready)
+                          port, fready, until)
             if account:
                 _account(stalls, s, w, t, began, plain, sbk, sp_of, done, want, nxt, pos, wait, sb, pipe, free, mem,
                          wmio, port, fready, kept[s] if t < kept_to[s] else -1)
@@ -355,6 +358,8 @@ def _run(pipe, ii, stall, keep, wb, rb, wait, lat, mem, line, nlines, yld, sp_of
                 continue
             issued = True
             i = pos[w]
+            if until[w] > 0:
+                until[w] = 0
             if fetch and iline[i] != wline[w]:  # its first instruction of this line: ask for the next ones
                 wline[w] = iline[i]
                 _ahead(ic, iport, s, iline[i], t, fp, known)
@@ -587,15 +592,46 @@ def _cache_put(ic, r, cap, ln, t, ready):
 
 
 @njit(cache=True)
-def _pick(s, t, last, sp_of, plain, sbk, done, want, nxt, pos, wait, sb, pipe, free, mem, wmio, port, fready):
-    """The warp of sub-partition s that issues at t: the last one if it can, else round robin after it."""
+def _pick(s, t, last, sp_of, plain, sbk, done, want, nxt, pos, wait, sb, pipe, free, mem, wmio, port, fready,
+          until):
+    """The warp of sub-partition s that issues at t: the last one if it can, else round robin after it. A warp
+    that cannot gets in ``until`` (unless that is -1) the cycle before which it cannot, and is not asked again
+    before it."""
     nw = sp_of.shape[0]
     for k in range(nw):
         w = (last + k) % nw if last >= 0 else k
-        if sp_of[w] == s and _can(w, s, t, plain, sbk, done, want, nxt, pos, wait, sb, pipe, free, mem, wmio, port,
-                                  fready):
+        if sp_of[w] != s or until[w] > t:
+            continue
+        if _can(w, s, t, plain, sbk, done, want, nxt, pos, wait, sb, pipe, free, mem, wmio, port, fready):
             return w
+        if until[w] >= 0 and done[w] < want[w]:
+            until[w] = _until(w, s, nxt, pos, wait, sb, pipe, free, mem, wmio, port, fready)
     return -1
+
+
+@njit(cache=True)
+def _until(w, s, nxt, pos, wait, sb, pipe, free, mem, wmio, port, fready):
+    """The first cycle at which every time that :func:`_why` holds warp w of sub-partition s to has passed, as
+    they stand (each only grows until w issues: a lower bound of its next issue)."""
+    i = pos[w]
+    u = nxt[w] if nxt[w] > fready[w] else fready[w]
+    for b in range(6):
+        if (wait[i] >> b) & 1 and sb[w, b] > u:
+            u = sb[w, b]
+    p = pipe[i]
+    if p == MIO:
+        for x in (free[s, MIO], wmio[w], port[0], port[1] - port[2] if mem[i] == LOCAL_STORE else 0):
+            if x > u:
+                u = x
+    elif p == FMAL:
+        x = free[s, FMAH] if free[s, FMAH] < free[s, FMAL] else free[s, FMAL]
+        if x > u:
+            u = x
+    elif p != NONE and free[s, p] > u:
+        u = free[s, p]
+    if free[s, HOLDER] != w and free[s, HOLD_TO] > u:
+        u = free[s, HOLD_TO]
+    return u
 
 
 @njit(cache=True)
