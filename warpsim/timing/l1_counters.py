@@ -90,14 +90,15 @@ def compare(l1: dict | None = None, ilps=(2, 4, 8), warps=range(1, 17), doc: dic
     return rows
 
 
-def excess(ilp: int, doc: dict | None = None) -> dict:
+def excess(ilp: int, doc: dict | None = None, warps=range(2, 17)) -> dict:
     """``{warps: H100 cycles a warp and trip over the replay's with no L1 misses, per load miss}``: what a
-    load miss costs a warp on the H100 (the replay's miss-free trip scaled to the H100's one-warp trip)."""
+    load miss costs a warp on the H100 (the replay's miss-free trip scaled to the H100's one-warp trip), for
+    each of ``warps`` with enough misses."""
     hw = measured(doc=doc)
     loop = _loop(ilp, {"lines": 1 << 17, "stale": 0, "wide": None})
     one = loop.cycles(sass_sim.population(1))[0][1]
     out = {}
-    for w in range(2, 17):
+    for w in warps:
         pop = sass_sim.population(w)
         base = sum(loop.cycles(pop)[s][1] * pop[s] for s in range(4)) / w
         h = hw[(ilp, w)]
