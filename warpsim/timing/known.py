@@ -33,7 +33,7 @@ CAUSES = {
     "l1": Cause("the spill frames compete for the L1: over the kernels' 32 trips the replay runs ILP 4 with 3-8 "
                 "warps 2-7 % short (with 4 warps it misses fewer fills than Nsight counted) and with 9-14 2-5 % long "
                 "(3-11 % more misses than counted); these launches' times spread by up to 4 %",
-                "the-scoreboards-count-every-result-the-l1-as-measured"),
+                "the-kernels-32-trips"),
     "latency": Cause("one warp at ILP 2: the SHFL latency is fitted with the L1 over the one-warp runs at ILP 1-8, "
                      "and ILP 2's trips come out 5 % long", "the-scoreboards-count-every-result-the-l1-as-measured"),
     "icache": Cause("two warps on a sub-partition run in one of two modes, set by the code the launch before "

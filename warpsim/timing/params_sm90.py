@@ -362,7 +362,8 @@ TABLE = {
             # with 5-8 warps 14-20 % short. With the counting scoreboards a load miss costs the replay's warps
             # a flat ~100 cycles from 5 to 16 warps, as Nsight's warp states show for the H100's (100-121), and
             # the measured values above fit better: e4m3 / e5m2 39 / 40 of 46 configurations within 5 %, max
-            # 9.3 % (ILP 4 with 3-7 warps 5.3-9.3 % short, with 10-15 5.7-6.6 % long; TIMING_FINDINGS.md). The L1's other options
+            # 9.3 % (ILP 4 with 3-7 warps 5.3-9.3 % short, with 10-15 5.7-6.6 % long), and 44 / 43 over the
+            # kernels' 32 trips ("trips" below), max 6.8 % (TIMING_FINDINGS.md). The L1's other options
             # ("policy", "hash", "local", "last_use_share", "in_order", "fill_port") stay off: none helped.
             "l1": {"lines": 1792, "ways": 4, "line_ii": 1, "hit": 36, "miss": 320, "fill_ii": 1, "stale": 0,
                    "store_ii": 4, "store_queue": 1024, "store_miss": "validate", "last_use": "evict_first",
