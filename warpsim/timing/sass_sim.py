@@ -74,8 +74,9 @@ NONE, ALU, FMAH, FMAL, TENSOR, MIO = range(6)
 #: the columns of ``free`` after the pipes': until when, and for which warp's benefit, the sub-partition
 #: dispatches no other warp's non-MIO instruction (``mio_hold``)
 HOLD_TO, HOLDER = 6, 7
-#: a run whose every warp has run the same trip (cycles and L1 counts) this many times over is taken as periodic:
-#: its later trips are the last one again (``_extrapolate``). Not exact: the warps that end first leave the others
+#: a run whose every warp has run the same trip (cycles, L1 counts, the store and fill queues as it ends) this many
+#: times over, and has ended one lately, is taken as periodic: its later trips are the last one again
+#: (``_extrapolate``; ``settle`` False in the table runs every trip). Not exact: the warps that end first leave the others
 #: the pipes for their last trips; over the recorded emulated configurations (32 trips) the replay moves by at most
 #: 0.19 points (dense e4m3 ILP 1 with 11 warps; the s4 loops 0.02), and runs in 0.7x the time
 SETTLED = 4
