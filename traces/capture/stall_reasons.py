@@ -5,6 +5,8 @@ each warp spends stalled, by reason) of the recorded timing kernels themselves, 
     python traces/capture/stall_reasons.py --device OUT     # on the GPU: ncu over --run, OUT/ncu_<part>.csv
     python traces/capture/stall_reasons.py --run PART OUT   # what ncu profiles (CuPy); its launch list to OUT
     python traces/capture/stall_reasons.py --json OUT       # here: traces/h100/stall_reasons.json from OUT
+    python traces/capture/stall_reasons.py --device OUT --parts one   # sparse fp8 ILP 1-8, one warp ...
+    python traces/capture/stall_reasons.py --json OUT --parts one     # ... to traces/h100/stall_reasons_one.json
     python traces/capture/stall_reasons.py --json-rate OUT  # here: traces/h100/l1_rate_stalls.json from OUT
 
 ``--json-rate`` summarises the same counters of ``l1_rate.py``'s probes (local loads, stores, shuffles; 1-16
@@ -51,8 +53,19 @@ from l1_counters import _ncu_rows  # noqa: E402  (the rows of ncu --csv --page r
 PARTS = {
     "fp8": [(f, ilp, True) for ilp in (4, 1) for f in ("sp_e4m3_k64_f32", "sp_e5m2_k64_f32")],
     "s4": [("sp_s4_k64", 1, False), ("dense_s4_k64", 4, False), ("sp_s4_k64", 4, False), ("dense_s4_k64", 1, False)],
+    "one": [(f, ilp, True) for ilp in range(1, 9) for f in ("sp_e4m3_k64_f32", "sp_e5m2_k64_f32")],
 }
 WARPS = tuple(range(1, 17))
+#: the warps of a part's launches where not :data:`WARPS`
+PART_WARPS = {"one": (1,)}
+#: the file each set of parts makes (``--parts``), and what its launches are
+FILES = {("fp8", "s4"): ("stall_reasons.json",
+                         "fp8: ILP 4 and 1 of sp_e4m3/sp_e5m2, each launch right after capture.py's L1 reset; s4: "
+                         "sp_s4_k64 ILP 1, dense_s4_k64 ILP 4, sp_s4_k64 ILP 4, dense_s4_k64 ILP 1, one configuration "
+                         "after the other, each launched twice (repeat 0, 1), as capture.py launches them."),
+         ("one",): ("stall_reasons_one.json",
+                    "one: sp_e4m3/sp_e5m2 at ILP 1-8 with one warp, each launched twice (repeat 0, 1), each launch "
+                    "right after capture.py's L1 reset.")}
 #: ``--device-source``: per-instruction warp-state samples (ncu's SourceCounters) of a few launches, each as its
 #: part launches it: (form, ilp, warps, reset before)
 SOURCE = (("sp_e4m3_k64_f32", 1, 4, True), ("sp_e4m3_k64_f32", 1, 8, True), ("sp_e4m3_k64_f32", 1, 16, True),
@@ -77,7 +90,8 @@ def schedule(part: str) -> list:
     :data:`SOURCE` twice, the second one profiled)."""
     if part == "source":
         return [(f, ilp, w, r, reset) for f, ilp, w, reset in SOURCE for r in range(REPEATS)]
-    return [(f, ilp, w, r, reset) for f, ilp, reset in PARTS[part] for w in WARPS for r in range(REPEATS)]
+    return [(f, ilp, w, r, reset) for f, ilp, reset in PARTS[part] for w in PART_WARPS.get(part, WARPS)
+            for r in range(REPEATS)]
 
 
 class Recorded:
@@ -140,8 +154,8 @@ def metric_names(ncu: str, out: Path) -> list:
     return [f"{n}.sum" for n in stalls] + [f"{n}.{r}" for n, r in OTHERS if n in names]
 
 
-def device(out: Path) -> int:
-    """ncu over every part (``--replay-mode application``), one run each."""
+def device(out: Path, parts=("fp8", "s4")) -> int:
+    """ncu over each of ``parts`` (``--replay-mode application``), one run each."""
     out.mkdir(parents=True, exist_ok=True)
     ncu = os.environ.get("NCU") or "ncu"
     (out / "ncu_version.txt").write_text(subprocess.run([ncu, "--version"], capture_output=True, text=True).stdout)
@@ -150,7 +164,7 @@ def device(out: Path) -> int:
     collect = ["--metrics", ",".join(metrics)] if any(STALL.match(m.rsplit(".", 1)[0]) for m in metrics) else \
         ["--section", "WarpStateStats", "--section", "SchedulerStats"]
     rc = 0
-    for part in PARTS:
+    for part in parts:
         cmd = [ncu, "--replay-mode", "application", "--clock-control", "none", "--cache-control", "none",
                "--kernel-name", "regex:^(sp_e|sp_s4|dense_s4)", *collect, "--csv", "--page", "raw",
                "--log-file", str(out / f"ncu_{part}.csv"), sys.executable, __file__, "--run", part, str(out)]
@@ -185,11 +199,12 @@ def _number(text: str) -> float:
     return float(text.replace(",", "")) if text not in ("", "n/a") else float("nan")
 
 
-def summarise(out: Path) -> int:
-    """traces/h100/stall_reasons.json: one row per profiled launch (its launch-list entry, the clocks of every
-    application pass, the counters)."""
+def summarise(out: Path, parts=("fp8", "s4")) -> int:
+    """traces/h100/stall_reasons.json (``parts`` fp8 and s4; stall_reasons_one.json: one): one row per profiled
+    launch (its launch-list entry, the clocks of every application pass, the counters)."""
+    name, launches = FILES[tuple(parts)]
     rows, keys = [], None
-    for part in PARTS:
+    for part in parts:
         passes = [json.loads(p.read_text()) for p in sorted(out.glob(f"launches_{part}_*.json"))]
         got = _ncu_rows(out / f"ncu_{part}.csv")
         want = schedule(part)
@@ -208,15 +223,12 @@ def summarise(out: Path) -> int:
     doc = {"how": "Nsight Compute warp-state counters of the recorded emulated timing kernels (the PTX and input of "
                   "traces/h100/timing/<form>.npz), one CTA of 32*warps threads, reps 32, on an H100 80GB HBM3: "
                   "traces/capture/stall_reasons.py --device (ncu --replay-mode application --cache-control none "
-                  "--clock-control none). fp8: ILP 4 and 1 of sp_e4m3/sp_e5m2, each launch right after "
-                  "capture.py's L1 reset; s4: sp_s4_k64 ILP 1, dense_s4_k64 ILP 4, sp_s4_k64 ILP 4, dense_s4_k64 "
-                  "ILP 1, one configuration after the other, each launched twice (repeat 0, 1), as capture.py "
-                  "launches them. smsp__ counters are sums over the SM's sub-partitions (warp-cycles; the "
+                  "--clock-control none). " + launches + " smsp__ counters are sums over the SM's sub-partitions (warp-cycles; the "
                   "stall counters a warp's cycles by what it waits on, 'selected' those it issued); cycles: the "
                   "kernel's own per-warp end - start clocks in every application pass of ncu.",
            "ncu": (out / "ncu_version.txt").read_text().strip().splitlines()[-1] if (out / "ncu_version.txt").exists()
            else "", "keys": keys, "rows": rows}
-    dest = REPO / "traces" / "h100" / "stall_reasons.json"
+    dest = REPO / "traces" / "h100" / name
     write_atomic(dest, json.dumps(doc, indent=0) + "\n")
     print(f"{dest}: {len(rows)} launches, {len(keys)} counters")
     return 0
@@ -256,17 +268,22 @@ def main(argv=None) -> int:
     g.add_argument("--run", nargs=2, metavar=("PART", "OUT"))
     g.add_argument("--json", type=Path)
     g.add_argument("--json-rate", type=Path)
+    ap.add_argument("--parts", default="fp8,s4", help="with --device and --json: fp8,s4 (stall_reasons.json) or "
+                                                     "one (stall_reasons_one.json)")
     a = ap.parse_args(argv)
+    parts = tuple(a.parts.split(","))
+    if parts not in FILES:
+        ap.error(f"--parts: one of {', '.join(','.join(p) for p in FILES)}")
     if a.run:
         run(a.run[0], Path(a.run[1]))
         return 0
     if a.device:
-        return device(a.device)
+        return device(a.device, parts)
     if a.device_source:
         return device_source(a.device_source)
     if a.json_rate:
         return summarise_rate(a.json_rate)
-    return summarise(a.json)
+    return summarise(a.json, parts)
 
 
 if __name__ == "__main__":
