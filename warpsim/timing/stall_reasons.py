@@ -11,6 +11,11 @@ side by side state by state: where the replay's time differs from the H100's, th
     python -m warpsim.timing.stall_reasons                       # every loop, 1-16 warps
     python -m warpsim.timing.stall_reasons sp_e4m3_k64_f32_ilp4  # one loop
     python -m warpsim.timing.stall_reasons sp_e4m3_k64_f32_ilp4 '{"l1": {"miss": 300}}'  # other parameters
+    python -m warpsim.timing.stall_reasons --one                 # sparse fp8 ILP 1-8, one warp
+
+``traces/h100/stall_reasons_one.json`` (``--one``) holds the same counters of the sparse fp8 kernels at every
+ILP with one warp: there the H100's warp waits longer on its local loads than the replay's (ILP 2-8:
+``long_scoreboard`` 1.1-1.5x) and shorter on its shuffles (0.7-0.8x; :func:`one_warp_split`).
 """
 from __future__ import annotations
 
@@ -24,6 +29,8 @@ from warpsim.timing import measurement, sass_sim
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.join(HERE, "..", "..", "traces", "h100", "stall_reasons.json")
+#: the sparse fp8 kernels at ILP 1-8 with one warp (``traces/capture/stall_reasons.py --parts one``)
+ONE = os.path.join(HERE, "..", "..", "traces", "h100", "stall_reasons_one.json")
 #: the same counters of ``l1_rate``'s probes (``traces/capture/stall_reasons.py --json-rate``)
 RATE = os.path.join(HERE, "..", "..", "traces", "h100", "l1_rate_stalls.json")
 PREFIX = "smsp__warps_issue_stalled_"
@@ -90,6 +97,18 @@ def replay(kernel: str, warps, reps: int = 32, l1: dict | None = None, **options
     return out
 
 
+def one_warp_split(form: str = "sp_e4m3_k64_f32", **options) -> dict:
+    """``{ilp: (H100 / replay long_scoreboard, H100 / replay short_scoreboard)}`` of one warp of ``form``'s kernels
+    (:data:`ONE`; the replay under the table with ``options``)."""
+    hw = measured(load(ONE))
+    out = {}
+    for ilp in range(1, 9):
+        k = f"{form}_ilp{ilp}"
+        m = replay(k, [1], **options)[(k, 1)]
+        out[ilp] = tuple(hw[(k, 1)][s] / m[s] for s in ("long_scoreboard", "short_scoreboard"))
+    return out
+
+
 def table(kernel: str, hw: dict, model: dict) -> str:
     """One loop's rows: per warp count the H100's cycles a warp and a trip in each state over the replay's."""
     warps = sorted(w for k, w in hw if k == kernel)
@@ -105,7 +124,8 @@ def table(kernel: str, hw: dict, model: dict) -> str:
 def main(argv=None) -> int:
     import json
     argv = sys.argv[1:] if argv is None else argv
-    doc = load()
+    doc = load(ONE if "--one" in argv else DATA)
+    argv = [a for a in argv if a != "--one"]
     hw = measured(doc)
     names = [a for a in argv if not a.startswith("{")] or kernels(doc)
     options = json.loads(next((a for a in argv if a.startswith("{")), "{}"))
