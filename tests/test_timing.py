@@ -783,8 +783,9 @@ def test_fp8_ilp1_pairs_run_in_one_of_two_modes():
     """The warps' own clocks in the sparse fp8 timing traces: two warps of the ILP 1 loop on a sub-partition run
     1.30x or 1.40x one warp's time, nothing between (60 pairs of each form); the replay's pair is near the fast
     mode with any loop-start stagger and either issue policy. e4m3 with 6 warps had every pair slow: the replay
-    of it is 5 % short (within by 0.05 points since it runs the kernels' 32 trips). Launched again after four kinds of launch (traces/h100/fp8_pairs.json) the 6-warp pairs run
-    mostly slow and the 8-warp ones mostly fast whatever came before."""
+    of it is 5 % short (within by 0.05 points since it runs the kernels' 32 trips). Launched again after four
+    kinds of launch (traces/h100/fp8_pairs.json) the 6-warp pairs run mostly slow and the 8-warp ones mostly fast
+    whatever came before."""
     from warpsim.timing import known, pair_modes
     for form, (fast, slow) in pair_modes.fp8_modes().items():
         assert len(fast) + len(slow) == 60 and min(len(fast), len(slow)) >= 25
@@ -1103,10 +1104,11 @@ def test_sass_sim_skips_idle_cycles_exactly(kernel, options):
 
 
 def test_sass_sim_settled_run_stops():
-    """A run whose every warp has repeated one trip (cycles and L1 counts) sass_sim.SETTLED times is taken as
-    periodic and its later trips as that one: one warp of the s4 loop gives the full run's trip exactly, and
-    with several warps (where the warps that end first leave the others the pipes) within 0.1 %; the L1 counts
-    of a settled fp8 run are the full run's; the chaotic several-warp fp8 runs never settle."""
+    """A run whose every warp has repeated one trip (cycles, L1 counts, the store and fill queues)
+    sass_sim.SETTLED times, and has ended one lately, is taken as periodic and its later trips as that one: one
+    warp of the s4 loop gives the full run's trip exactly, and with several warps (where the warps that end first
+    leave the others the pipes) within 0.1 %; the L1 counts of a settled fp8 run are the full run's; the chaotic
+    several-warp fp8 runs never settle."""
     from warpsim.timing import sass_sim
     for kernel, warps, close in (("sp_s4_k64_ilp1", 1, 0.0), ("sp_s4_k64_ilp4", 13, 1e-3),
                                  ("sp_e4m3_k64_f32_ilp4", 1, 0.0), ("sp_e4m3_k64_f32_ilp4", 8, 0.0)):
@@ -1120,20 +1122,21 @@ def test_sass_sim_settled_run_stops():
 def test_stall_reasons_one_warp_every_ilp():
     """traces/h100/stall_reasons_one.json (Nsight's warp states of one warp of the sparse fp8 kernels at ILP 1-8):
     the H100's warp issues the replay's instructions (within 1.5 %: the kernel's own few outside the loop) and, at
-    ILP 2-8, waits the same stall counts (within 2 %; ILP 1 8 % more), but there it waits 1.1-1.5x as long on its local loads (long_scoreboard) and 0.7-0.8x as long on its
-    shuffles (short_scoreboard) as the replay's: the table's SHFL latency (28, fitted) stands in for part of
-    what the loads cost. A 44-cycle hit with a 24-cycle SHFL matches the split at ILP 3-8 but puts 18 of the
-    sparse fp8 configurations outside 5 % (traces/h100/TIMING_FINDINGS.md)."""
+    ILP 2-8, waits the same stall counts (within 2 %; ILP 1 8 % more), but there it waits 1.1-1.5x as long on
+    its local loads (long_scoreboard) and 0.7-0.8x as long on its shuffles (short_scoreboard) as the replay's:
+    the table's SHFL latency (28, fitted) stands in for part of what the loads cost. A 44-cycle hit with a
+    24-cycle SHFL matches the split at ILP 3-8 but puts 18 of the sparse fp8 configurations outside 5 %
+    (traces/h100/TIMING_FINDINGS.md)."""
     from warpsim.timing import stall_reasons
     hw = stall_reasons.measured(stall_reasons.load(stall_reasons.ONE))
     assert sorted(hw) == sorted((f"{f}_ilp{i}", 1) for f in ("sp_e4m3_k64_f32", "sp_e5m2_k64_f32")
                                 for i in range(1, 9))
-    for ilp, (long, short) in stall_reasons.one_warp_split().items():
-        k = f"sp_e4m3_k64_f32_ilp{ilp}"
-        model = stall_reasons.replay(k, [1])[(k, 1)]
-        assert abs(hw[(k, 1)]["selected"] / model["selected"] - 1) < 0.015
+    rows = stall_reasons.one_warp()
+    for ilp, (long, short) in stall_reasons.one_warp_split(rows).items():
+        h100, model = rows[ilp]
+        assert abs(h100["selected"] / model["selected"] - 1) < 0.015
         if ilp >= 2:
-            assert abs(hw[(k, 1)]["wait"] / model["wait"] - 1) < 0.02
+            assert abs(h100["wait"] / model["wait"] - 1) < 0.02
             assert 1.1 < long < 1.55 and 0.7 < short < 0.85, (ilp, long, short)
 
 

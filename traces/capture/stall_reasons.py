@@ -58,8 +58,10 @@ PARTS = {
 WARPS = tuple(range(1, 17))
 #: the warps of a part's launches where not :data:`WARPS`
 PART_WARPS = {"one": (1,)}
+#: the parts of traces/h100/stall_reasons.json (``--parts`` by default)
+MAIN = ("fp8", "s4")
 #: the file each set of parts makes (``--parts``), and what its launches are
-FILES = {("fp8", "s4"): ("stall_reasons.json",
+FILES = {MAIN: ("stall_reasons.json",
                          "fp8: ILP 4 and 1 of sp_e4m3/sp_e5m2, each launch right after capture.py's L1 reset; s4: "
                          "sp_s4_k64 ILP 1, dense_s4_k64 ILP 4, sp_s4_k64 ILP 4, dense_s4_k64 ILP 1, one configuration "
                          "after the other, each launched twice (repeat 0, 1), as capture.py launches them."),
@@ -154,7 +156,7 @@ def metric_names(ncu: str, out: Path) -> list:
     return [f"{n}.sum" for n in stalls] + [f"{n}.{r}" for n, r in OTHERS if n in names]
 
 
-def device(out: Path, parts=("fp8", "s4")) -> int:
+def device(out: Path, parts=MAIN) -> int:
     """ncu over each of ``parts`` (``--replay-mode application``), one run each."""
     out.mkdir(parents=True, exist_ok=True)
     ncu = os.environ.get("NCU") or "ncu"
@@ -199,7 +201,7 @@ def _number(text: str) -> float:
     return float(text.replace(",", "")) if text not in ("", "n/a") else float("nan")
 
 
-def summarise(out: Path, parts=("fp8", "s4")) -> int:
+def summarise(out: Path, parts=MAIN) -> int:
     """traces/h100/stall_reasons.json (``parts`` fp8 and s4; stall_reasons_one.json: one): one row per profiled
     launch (its launch-list entry, the clocks of every application pass, the counters)."""
     name, launches = FILES[tuple(parts)]
@@ -223,9 +225,9 @@ def summarise(out: Path, parts=("fp8", "s4")) -> int:
     doc = {"how": "Nsight Compute warp-state counters of the recorded emulated timing kernels (the PTX and input of "
                   "traces/h100/timing/<form>.npz), one CTA of 32*warps threads, reps 32, on an H100 80GB HBM3: "
                   "traces/capture/stall_reasons.py --device (ncu --replay-mode application --cache-control none "
-                  "--clock-control none). " + launches + " smsp__ counters are sums over the SM's sub-partitions (warp-cycles; the "
-                  "stall counters a warp's cycles by what it waits on, 'selected' those it issued); cycles: the "
-                  "kernel's own per-warp end - start clocks in every application pass of ncu.",
+                  "--clock-control none). " + launches + " smsp__ counters are sums over the SM's sub-partitions "
+                  "(warp-cycles; the stall counters a warp's cycles by what it waits on, 'selected' those it "
+                  "issued); cycles: the kernel's own per-warp end - start clocks in every application pass of ncu.",
            "ncu": (out / "ncu_version.txt").read_text().strip().splitlines()[-1] if (out / "ncu_version.txt").exists()
            else "", "keys": keys, "rows": rows}
     dest = REPO / "traces" / "h100" / name
@@ -268,7 +270,7 @@ def main(argv=None) -> int:
     g.add_argument("--run", nargs=2, metavar=("PART", "OUT"))
     g.add_argument("--json", type=Path)
     g.add_argument("--json-rate", type=Path)
-    ap.add_argument("--parts", default="fp8,s4", help="with --device and --json: fp8,s4 (stall_reasons.json) or "
+    ap.add_argument("--parts", default=",".join(MAIN), help="with --device and --json: fp8,s4 (stall_reasons.json) or "
                                                      "one (stall_reasons_one.json)")
     a = ap.parse_args(argv)
     parts = tuple(a.parts.split(","))

@@ -105,7 +105,7 @@ def replay(doc: dict | None = None, sizes=None, **fetch) -> dict:
     under the table's ``emulated["sass"]`` entry with its ``fetch`` updated by ``fetch``."""
     from warpsim.timing.params_sm90 import TABLE
     doc = doc or load()
-    cfg = sass_sim.table_cfg(fetch=fetch, instructions=sass_sim.PROBE_INSTRUCTIONS)
+    cfg = sass_sim.probe_cfg(fetch=fetch)
     out = {}
     for n, chains in sorted({(n, c) for n, c, _p in measured(doc)}):
         if sizes is not None and n not in sizes:

@@ -11,13 +11,13 @@ sectors the L1 looked up and how many missed, and what the L1 read from and wrot
   42 / 74 / 85 / 93 % of the stores): a spill slot's line stays from its store to its fill and is gone by its
   next store. That is what an L1 of the measured 1,792 lines (224 KB) does when the last-use fill (``LDL.LU``,
   85-93 % of the fills) puts its line first in line for eviction (``last_use`` ``"evict_first"``), the table's
-  L1 (``params_sm90``): its load misses follow the H100's within 7 points at ILP 4 and 8 with 2-16 warps, where
+  L1 (``params_sm90``): its load misses follow the H100's within 5 points at ILP 4 and 8 with 2-16 warps, where
   the L1 the table had before (:data:`FITTED`: 2,048 LRU lines, stores fetch) missed up to 3x as often
   (:func:`compare`);
 * the time a warp loses is about 100 cycles a load miss (85-112 at ILP 4 and 8 with 4-16 warps), whatever the
   number of warps, against the replay's miss-free trip before its measured MIO and store port
   (``l1_rate``); with them that trip already holds part of the time, and what is left per miss falls from
-  ~100 cycles (3-7 warps) to 48 (16 warps) at ILP 8 (:func:`excess`). The replay's own warps lose 101-112
+  ~100 cycles (3-7 warps) to 48 (16 warps) at ILP 8 (:func:`excess`). The replay's own warps lose 104-111
   cycles a load miss with 5-16 warps at ILP 4 since its scoreboards count every result (``sass_sim``).
 
     python -m warpsim.timing.l1_counters            # the load-miss table, H100 / the table's L1 / FITTED

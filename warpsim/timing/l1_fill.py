@@ -95,8 +95,7 @@ def replay(doc: dict | None = None, kernels=KERNELS, warps=WARPS, l1: dict | Non
     ``emulated["sass"]`` entry with ``options``, its L1 (updated by ``l1``) keeping nothing."""
     from warpsim.timing.params_sm90 import TABLE
     doc = doc or load()
-    options = {"instructions": sass_sim.PROBE_INSTRUCTIONS, **options}
-    cfg = sass_sim.table_cfg(l1=dict(l1 or {}, **MISS_ALL), **options)
+    cfg = sass_sim.probe_cfg(l1=dict(l1 or {}, **MISS_ALL), **options)
     out = {}
     for k in kernels:
         body = doc["loops"][f"stream_{k}"]["body"]

@@ -59,7 +59,7 @@ def replay(doc: dict | None = None, **options) -> dict:
     ``emulated["sass"]`` entry with ``options`` (an ``l1`` dict updates the L1's)."""
     from warpsim.timing.params_sm90 import TABLE
     doc = doc or load()
-    cfg = sass_sim.table_cfg(**{"instructions": sass_sim.PROBE_INSTRUCTIONS, **options})
+    cfg = sass_sim.probe_cfg(**options)
     out = {}
     for op in OPS:
         body = doc["loops"][f"rate_{op}"]["body"]

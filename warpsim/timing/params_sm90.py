@@ -394,8 +394,8 @@ TABLE = {
             # to trip and the warps' phases drift: sparse fp8 ILP 4 with 3-16 warps moves by -3..+4 % from 8
             # trips (4 and 20,000 instructions a warp, before) to 32, and 11 of its 32 configurations outside 5 %
             # become 4; the s4 loops and one warp move by less than 0.5 %. A run whose warps repeat one trip
-            # stops there (sass_sim.SETTLED); the probes' loops run longer (sass_sim.PROBE_INSTRUCTIONS).
-            "trips": 32, "instructions": 0,
+            # stops there (sass_sim.SETTLED); the probes' loops run longer (sass_sim.probe_cfg).
+            "trips": 32,
         },
         # s4/u4 mma.sp m16n8k64: CALL to an unpack routine (S/timing_sp_s4_k64_ilp1.sass: 60 LOP3, 32 SHF,
         # 30 IMAD, 2 IMMA.SP.16832.S8.S8 with RZ accumulators, NOP, 4 IADD3 into C, RET; caller MOV + CALL).

@@ -76,12 +76,11 @@ NONE, ALU, FMAH, FMAL, TENSOR, MIO = range(6)
 HOLD_TO, HOLDER = 6, 7
 #: a run whose every warp has run the same trip (cycles, L1 counts, the store and fill queues as it ends) this many
 #: times over, and has ended one lately, is taken as periodic: its later trips are the last one again
-#: (``_extrapolate``; ``settle`` False in the table runs every trip). Not exact: the warps that end first leave the others
-#: the pipes for their last trips; over the recorded emulated configurations (32 trips) the replay moves by at most
-#: 0.19 points (dense e4m3 ILP 1 with 11 warps; the s4 loops 0.02), and runs in 0.7x the time
+#: (``_extrapolate``; ``settle`` False in the table runs every trip). Not exact: the warps that end first leave
+#: the others the pipes for their last trips; over the recorded emulated configurations (32 trips) the replay
+#: moves by at most 0.19 points (dense e4m3 ILP 1 with 11 warps; the s4 loops 0.02), and runs in 0.7x the time
 SETTLED = 4
-#: instructions a warp that the replays of the microbenchmark probes (l1_rate, l1_fill, ifetch) run at least:
-#: their loops are short and the H100 ran thousands of trips
+#: instructions a warp that the replays of the microbenchmark probes run at least (:func:`probe_cfg`)
 PROBE_INSTRUCTIONS = 20000
 #: memory access kinds
 LOCAL_LOAD, LOCAL_STORE, LOCAL_LOAD_LU = 1, 2, 3
@@ -229,6 +228,13 @@ def table_cfg(l1: dict | None = None, **overrides) -> dict:
         else:
             cfg[key] = value
     return cfg
+
+
+def probe_cfg(l1: dict | None = None, **overrides) -> dict:
+    """:func:`table_cfg` for the replay of a microbenchmark probe (l1_rate, l1_fill, ifetch): its loop is short and
+    the H100 ran thousands of trips, so each warp runs at least :data:`PROBE_INSTRUCTIONS` instructions (unless
+    ``overrides`` says otherwise)."""
+    return table_cfg(l1, **{"instructions": PROBE_INSTRUCTIONS, **overrides})
 
 
 def table_loop(kernel: str, l1: dict | None = None, **overrides) -> Loop:

@@ -97,16 +97,17 @@ def replay(kernel: str, warps, reps: int = 32, l1: dict | None = None, **options
     return out
 
 
-def one_warp_split(form: str = "sp_e4m3_k64_f32", **options) -> dict:
-    """``{ilp: (H100 / replay long_scoreboard, H100 / replay short_scoreboard)}`` of one warp of ``form``'s kernels
-    (:data:`ONE`; the replay under the table with ``options``)."""
+def one_warp(form: str = "sp_e4m3_k64_f32", **options) -> dict:
+    """``{ilp: (H100 row, replay row)}`` (the rows of :func:`measured` and :func:`replay`) of one warp of
+    ``form``'s kernels at ILP 1-8 (:data:`ONE`; the replay under the table with ``options``)."""
     hw = measured(load(ONE))
-    out = {}
-    for ilp in range(1, 9):
-        k = f"{form}_ilp{ilp}"
-        m = replay(k, [1], **options)[(k, 1)]
-        out[ilp] = tuple(hw[(k, 1)][s] / m[s] for s in ("long_scoreboard", "short_scoreboard"))
-    return out
+    return {ilp: (hw[(k, 1)], replay(k, [1], **options)[(k, 1)])
+            for ilp, k in ((i, f"{form}_ilp{i}") for i in range(1, 9))}
+
+
+def one_warp_split(rows: dict) -> dict:
+    """``{ilp: (H100 / replay long_scoreboard, H100 / replay short_scoreboard)}`` of :func:`one_warp`'s rows."""
+    return {ilp: tuple(h[s] / m[s] for s in ("long_scoreboard", "short_scoreboard")) for ilp, (h, m) in rows.items()}
 
 
 def table(kernel: str, hw: dict, model: dict) -> str:
