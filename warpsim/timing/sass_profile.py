@@ -122,7 +122,7 @@ def encode(text: str, ctrl: int) -> str:
         op = "LDL.LU"  # last use: ptxas's fill of a spill slot whose value is not read again before a store
     f = [op, ctrl & 0xF, (ctrl >> 4) & 1, (ctrl >> 5) & 7, (ctrl >> 8) & 7, (ctrl >> 11) & 0x3F]
     if parts[0] in ("LDL", "STL"):
-        m = re.search(r"\[R\d+(?:\+0x([0-9a-f]+))?\]", text)  # spills: [R1+off]
+        m = re.search(r"\[R\d+(?:\+UR\d+)?(?:\+0x([0-9a-f]+))?\]", text)  # spills: [R1+off]
         width = next((int(x) for x in parts[1:] if x in ("64", "128")), 32) // 8
         f += [int(m.group(1) or "0", 16), width]
     return " ".join(str(x) for x in f)

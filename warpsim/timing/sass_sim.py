@@ -28,7 +28,10 @@ cycle by cycle, with the table's ``emulated["sass"]`` entry:
   interleaved), the L1 holds ``l1["lines"]`` lines in ``l1["ways"]``-way LRU sets, one line access per
   ``l1["line_ii"]`` cycles; a fill that hits returns after ``l1["hit"]`` cycles; a line not in the L1 (a
   store's too: write-allocate) is fetched, one every ``l1["fill_ii"]`` cycles, and there ``l1["miss"]``
-  cycles later. The first trip also pays the first touch of every slot, and the L1 is not empty then: with
+  cycles later; a local store's read scoreboard (a later instruction that overwrites its source register
+  waits on it) clears ``l1["store_read"]`` cycles after the L1 takes the store (2 unless set; any other
+  instruction's 2 cycles after it issues). The first trip also pays the first touch of every slot, and the L1
+  is not empty then: with
   ``stale`` > 0 (the table's default) it is full of lines no warp of the loop touches, ranked in the LRU order
   as if used at the loop's ``stale``-th line access, so that until then the loop's new lines of a set evict
   each other first (fitted to the sparse fp8 first trips, ``params_sm90``; what the H100's L1 holds then is
@@ -266,7 +269,7 @@ def _issue(a, c, sp_of, first, stop, start, want, frame_lines, lines, log=None, 
                 np.zeros((len(sp_of), 0), np.int64) if log is None else log,
                 np.zeros((2, 4), np.int64) if counts is None else counts, a["redir"], a["mhold"],
                 np.zeros((0, 0, 0), np.int64) if stalls is None else stalls,
-                SETTLED if c.get("settle", True) else 0)
+                SETTLED if c.get("settle", True) else 0, int(l1.get("store_read", 2)))
 
 
 def issue(programs: list, starts: list, trips: list, cfg: dict, tensor: dict, code_lines=None) -> list:
@@ -302,7 +305,7 @@ class SassStage:
 def _run(pipe, ii, stall, keep, wb, rb, wait, lat, mem, line, nlines, yld, sp_of, first, stop, start, want,
          frame_lines, sets, ways, hit_lat, miss_lat, line_ii, fill_ii, mio_ii, hold, yield_switch, policy, hsh,
          validate, last_use, lu_permille, stale, in_order, mio_warp_ii, mio_sm_ii, store_ii, store_queue,
-         fill_port, iline, known, fp, log, counts, redir, mhold, stalls, settled):
+         fill_port, iline, known, fp, log, counts, redir, mhold, stalls, settled, store_read):
     """Cycle of the end of every trip of every warp (``ends[warp, trip]``); the issue cycles of each warp's
     first ``log.shape[1]`` instructions go to ``log``; ``counts[trip > 0]`` gets the local lines loaded, the
     loads that missed, the lines stored and the stores that missed (:data:`COUNTS`); ``stalls[trip > 0, w]``
@@ -436,8 +439,9 @@ def _run(pipe, ii, stall, keep, wb, rb, wait, lat, mem, line, nlines, yld, sp_of
             if wb[i] != NO_SCOREBOARD and sb[w, wb[i]] < ready:  # a scoreboard counts its results: a wait
                 sb[w, wb[i]] = ready  # on it is for the last of them, not the one issued last
                 sbk[w, wb[i]] = 1 if mem[i] != 0 else 0
-            if rb[i] != NO_SCOREBOARD and start + 2 > sb[w, rb[i]]:
-                sb[w, rb[i]] = start + 2  # the source registers are read
+            read = start + (store_read if mem[i] == LOCAL_STORE else 2)  # the source registers are read
+            if rb[i] != NO_SCOREBOARD and read > sb[w, rb[i]]:
+                sb[w, rb[i]] = read
                 sbk[w, rb[i]] = 1 if mem[i] != 0 else 0
             nxt[w] = t + (stall[i] if stall[i] > 0 else 1)
             plain[w] = nxt[w] - redir[i]
