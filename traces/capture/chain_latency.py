@@ -41,7 +41,8 @@ REPEATS = 3
 WARPS = (1, 2, 4, 8, 16)
 #: the kernels: (chain, other accesses a step)
 KINDS = (("ldl", 0), ("shfl", 0), ("stl_ldl", 0), ("ldl_stl", 1), ("ldl_stl", 2), ("ldl_stl", 4),
-         ("ldl_shfl", 1), ("ldl_shfl", 2), ("ldl_shfl", 4), ("shfl_ldl", 1), ("shfl_ldl", 2), ("shfl_ldl", 4), ("ldl_stnext", 1), ("ldl_stnext", 4), ("ldl_stnext", 15), ("war", 0), ("war", 2), ("war", 4))
+         ("ldl_shfl", 1), ("ldl_shfl", 2), ("ldl_shfl", 4), ("shfl_ldl", 1), ("shfl_ldl", 2), ("shfl_ldl", 4),
+         ("ldl_stnext", 1), ("ldl_stnext", 4), ("ldl_stnext", 15), ("war", 0), ("war", 2), ("war", 4))
 CHASE, OTHER, SAME = 0, 256, 512  # byte offsets in the frame: the chase's 32 lines, the others', store-to-load
 
 
@@ -258,7 +259,9 @@ def summarise(out: Path) -> int:
     how = (f"one CTA of 1-16 warps (warp id mod 4: the sub-partition), each runs {ITERS} trips of {STEPS} "
            "dependent steps (a local-load pointer chase through lines in the L1, a shfl.sync.bfly chain, or a "
            "store and load of one word), with 0-4 independent stores, shuffles or loads before each step; "
-           "clock64 before and after the loop; lu_: the chase kernels with the loop's LDL patched to LDL.LU in the cubin.")
+           "clock64 before and after the loop; lu_<kernel>: the chase kernels with the loop's LDL patched to LDL.LU "
+           "in the cubin; war<k>_same: the war<k> chase patched so that each load fills the register its step's "
+           "store reads and waits on the store's read scoreboard.")
     loops = kernel_loops(CUBIN)
     for k, v in kernel_loops(PATCHED).items():
         k = k.removeprefix("chain_")

@@ -234,10 +234,12 @@ def table_cfg(l1: dict | None = None, **overrides) -> dict:
 
 
 def probe_cfg(l1: dict | None = None, **overrides) -> dict:
-    """:func:`table_cfg` for the replay of a microbenchmark probe (l1_rate, l1_fill, ifetch): its loop is short and
-    the H100 ran thousands of trips, so each warp runs at least :data:`PROBE_INSTRUCTIONS` instructions (unless
-    ``overrides`` says otherwise)."""
-    return table_cfg(l1, **{"instructions": PROBE_INSTRUCTIONS, **overrides})
+    """:func:`table_cfg` for the replay of a microbenchmark probe (l1_rate, l1_fill, ifetch, chain_latency): its
+    loop is short and the H100 ran thousands of trips, so each warp runs at least :data:`PROBE_INSTRUCTIONS`
+    instructions, every trip run (``settle`` off: the early stop took l1_rate's store probe with 6 warps, whose
+    warps take the store port in turns of whole trips, as periodic too soon, 0.14 stores a cycle against the full
+    run's 0.32), unless ``overrides`` says otherwise."""
+    return table_cfg(l1, **{"instructions": PROBE_INSTRUCTIONS, "settle": False, **overrides})
 
 
 def table_loop(kernel: str, l1: dict | None = None, **overrides) -> Loop:
@@ -589,9 +591,9 @@ def _why(w, s, t, plain, sbk, nxt, pos, wait, sb, pipe, free, mem, wmio, port, f
         if free[s, MIO] > t or wmio[w] > t or port[0] > t or (mem[i] == LOCAL_STORE and port[1] - t > port[2]):
             return LG_THROTTLE if mem[i] != 0 else MIO_THROTTLE
         return NOT_SELECTED
-    if p == FMAL:
-        return NOT_SELECTED if free[s, FMAH] <= t or free[s, FMAL] <= t else MATH_THROTTLE
-    if p != NONE and free[s, p] > t:
+    if p == FMAL and free[s, FMAH] > t and free[s, FMAL] > t:
+        return MATH_THROTTLE
+    if p != NONE and p != FMAL and free[s, p] > t:
         return MATH_THROTTLE
     if free[s, HOLD_TO] > t and free[s, HOLDER] != w:
         return DISPATCH_STALL
@@ -712,7 +714,7 @@ def _until(w, s, nxt, pos, wait, sb, pipe, free, mem, wmio, port, fready):
             u = x
     elif p != NONE and free[s, p] > u:
         u = free[s, p]
-    if free[s, HOLDER] != w and free[s, HOLD_TO] > u:
+    if p != MIO and free[s, HOLDER] != w and free[s, HOLD_TO] > u:  # the hold stops no MIO instruction
         u = free[s, HOLD_TO]
     return u
 

@@ -14,8 +14,9 @@ side by side state by state: where the replay's time differs from the H100's, th
     python -m warpsim.timing.stall_reasons --one                 # sparse fp8 ILP 1-8, one warp
 
 ``traces/h100/stall_reasons_one.json`` (``--one``) holds the same counters of the sparse fp8 kernels at every
-ILP with one warp: there the H100's warp waits longer on its local loads than the replay's (ILP 2-8:
-``long_scoreboard`` 1.1-1.5x) and shorter on its shuffles (0.7-0.8x; :func:`one_warp_split`).
+ILP with one warp: with the latencies measured by ``traces/h100/chain_latency.json`` the H100's warp waits as long
+on its shuffles as the replay's (``short_scoreboard`` within 7 % at ILP 2-8) and 1.0-1.3x as long on its local
+loads (:func:`one_warp_split`); with the fitted ones before them (a hit of 36, SHFL 28) 0.7-0.8x and 1.1-1.5x.
 """
 from __future__ import annotations
 
