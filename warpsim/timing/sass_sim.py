@@ -31,12 +31,11 @@ cycle by cycle, with the table's ``emulated["sass"]`` entry:
   cycles later; a local store's read scoreboard (a later instruction that overwrites its source register
   waits on it) clears ``l1["store_read"]`` cycles after the L1 takes the store (2 unless set; any other
   instruction's 2 cycles after it issues). The first trip also pays the first touch of every slot, and the L1
-  is not empty then: with
-  ``stale`` > 0 (the table's default) it is full of lines no warp of the loop touches, ranked in the LRU order
-  as if used at the loop's ``stale``-th line access, so that until then the loop's new lines of a set evict
-  each other first (fitted to the sparse fp8 first trips, ``params_sm90``; what the H100's L1 holds then is
-  not known: the first trips run so even after a launch that resets it, ``traces/h100/l1_state.json``, and
-  longer after others); ``stale`` 0 starts it empty.
+  is not empty then: with ``stale`` > 0 (the table's default) it is full of lines no warp of the loop touches,
+  ranked in the LRU order as if used at the loop's ``stale``-th line access, so that until then the loop's new
+  lines of a set evict each other first (fitted to the sparse fp8 first trips, ``params_sm90``; what the H100's
+  L1 holds then is not known: the first trips run so even after a launch that resets it,
+  ``traces/h100/l1_state.json``, and longer after others); ``stale`` 0 starts it empty.
 * the instruction fetch (``fetch``, ``traces/h100/ifetch.json``, ``warpsim.timing.ifetch``): given the code
   line of each instruction (``Loop(..., code_lines)``, ``sass_profile.trip_lines``), a warp issues only when
   the 128-byte line of its next instruction is in its sub-partition's L0 (``l0_lines`` lines, LRU); issuing
