@@ -917,17 +917,23 @@ def test_chain_latency_measured_and_replayed():
     """traces/h100/chain_latency.json (dependent steps, 1-16 warps): a local hit 29.1 cycles load to load, a
     shuffle 24.1; a chase whose loads fill the register their step's store reads (patched in the cubin, ptxas's
     spill-and-fill) 42.1 a step against 34.1, so a store's read scoreboard clears 12-13 cycles after it issues;
-    LDL.LU as fast as LDL. The table (hit 29, SHFL 24, l1 store_read 13) replays every kernel's own SASS
-    within 1.2 cycles a step for one warp; with the fitted values before (36, 28, 2) the chase was 7 cycles long
-    and the spill-and-fill chase 1 cycle short."""
+    LDL.LU as fast as LDL; a constant load (LDC chase) 28, an S2R 22. The table (hit 29, SHFL 24, l1
+    store_read 13) replays every local and shuffle kernel's own SASS within 1.2 cycles a step for one warp; with
+    the fitted values before (36, 28, 2) the chase was 7 cycles long and the spill-and-fill chase 1 cycle short.
+    The table keeps LDC and S2R at 30: with the measured values the fp8 and s4 loops lose cycles they pay on the
+    H100 for something not found."""
     from warpsim.timing import chain_latency
     hw, model = chain_latency.measured(), chain_latency.replay()
     assert 28.8 < hw[("ldl", 1)] < 29.4 and 23.8 < hw[("shfl", 1)] < 24.4
     assert 7 < hw[("war_same", 1)] - hw[("war", 1)] < 9 and abs(hw[("lu_ldl", 1)] - hw[("ldl", 1)]) < 0.3
-    assert all(abs(model[(k, 1)] - hw[(k, 1)]) <= 1.2 for k in chain_latency.kernels()), \
-        {k: (hw[(k, 1)], model[(k, 1)]) for k in chain_latency.kernels()}
+    local = [k for k in chain_latency.kernels() if k not in ("ldc", "s2r")]
+    assert all(abs(model[(k, 1)] - hw[(k, 1)]) <= 1.2 for k in local), {k: (hw[(k, 1)], model[(k, 1)]) for k in local}
     old = chain_latency.replay(l1={"hit": 36, "store_read": 2}, latency={"SHFL": 28})
     assert old[("ldl", 1)] - hw[("ldl", 1)] > 6 and old[("war_same", 1)] < hw[("war_same", 1)] - 1
+    # LDC and S2R: measured 28 and 22, the table keeps the literature's 30 (params_sm90 says why)
+    measured = chain_latency.replay(latency={"SHFL": 24, "LDC": 28, "S2R": 22})
+    assert all(abs(measured[(k, 1)] - hw[(k, 1)]) <= 1.0 for k in ("ldc", "s2r", "s2r_alu"))
+    assert model[("ldc", 1)] - hw[("ldc", 1)] > 1.5 and model[("s2r", 1)] - hw[("s2r", 1)] > 7
 
 
 def test_l1_rate_mio_and_store_port():

@@ -9,6 +9,8 @@ timed with clock64 around the loop.
 * ``ldl_stl<k>``: the chase with ``k`` stores to other lines before each load (the spill stores);
 * ``ldl_shfl<k>``: the chase with ``k`` shuffles of other values before each load;
 * ``shfl_ldl<k>``: the shuffle chain with ``k`` loads of other lines before each shuffle;
+* ``ldc``: a chase through a constant table (``LDC R, c[3][R]``); ``s2r``: ``@P S2R R, SR_VIRTID`` whose
+  predicate the step before set from the S2R's result (``ISETP``), ``s2r_alu`` the same with an add for the S2R;
 * ``ldl_stnext<d>``: the chase, each step storing the chase slot it loads ``d`` steps later (with the value it
   holds): every load reads a line stored ``d`` steps before (the spill slots' store, then fill);
 * ``war<k>``: the chase, each step storing the pointer before loading the next (``k`` loads of other lines
@@ -42,7 +44,8 @@ WARPS = (1, 2, 4, 8, 16)
 #: the kernels: (chain, other accesses a step)
 KINDS = (("ldl", 0), ("shfl", 0), ("stl_ldl", 0), ("ldl_stl", 1), ("ldl_stl", 2), ("ldl_stl", 4),
          ("ldl_shfl", 1), ("ldl_shfl", 2), ("ldl_shfl", 4), ("shfl_ldl", 1), ("shfl_ldl", 2), ("shfl_ldl", 4),
-         ("ldl_stnext", 1), ("ldl_stnext", 4), ("ldl_stnext", 15), ("war", 0), ("war", 2), ("war", 4))
+         ("ldl_stnext", 1), ("ldl_stnext", 4), ("ldl_stnext", 15), ("war", 0), ("war", 2), ("war", 4),
+         ("ldc", 0), ("s2r", 0), ("s2r_alu", 0))
 CHASE, OTHER, SAME = 0, 256, 512  # byte offsets in the frame: the chase's 32 lines, the others', store-to-load
 
 
@@ -69,6 +72,12 @@ def _step(chain: str, k: int, j: int) -> list[str]:
             out.append(f'asm volatile("ld.local.u32 %0, [%1+{slot}];" : "=r"(v[{m}]) : "r"(b) : "memory");')
     if chain.startswith("ldl"):
         out.append('asm volatile("ld.local.u32 %0, [%0];" : "+r"(p) :: "memory");')
+    elif chain == "ldc":  # a chase through a constant table of byte offsets: LDC R, c[bank][R]
+        out.append("y = *reinterpret_cast<const unsigned*>(reinterpret_cast<const char*>(ctab) + y);")
+    elif chain in ("s2r", "s2r_alu"):  # a predicated S2R (or add) whose predicate the step before set
+        op = "mov.u32 %0, %%warpid" if chain == "s2r" else "add.u32 %0, %0, 1"  # %warpid: not hoisted
+        out.append(f'asm volatile("{{\\n\\t.reg .pred q;\\n\\tsetp.ne.u32 q, %0, 77777;\\n\\t@q {op};\\n\\t}}" '
+                   ': "+r"(x));')
     elif chain == "war":
         out.append(f'asm volatile("st.local.u32 [%0+{SAME + 8 * (j % 16)}], %1;" :: "r"(base), "r"(p) : "memory");')
         out.append('asm volatile("ld.local.u32 %0, [%0];" : "+r"(p) :: "memory");')
@@ -115,7 +124,9 @@ extern "C" __global__ void chain_{name(chain, k)}(int iters, int zero, unsigned 
 
 
 def source() -> str:
-    return "\n".join(_kernel(chain, k) for chain, k in KINDS)
+    table = ", ".join(str(4 * ((i + 1) % 32)) for i in range(32))
+    return (f"__constant__ unsigned ctab[32] = {{{table}}};  // entry i: the byte offset of entry i + 1\n"
+            + "\n".join(_kernel(chain, k) for chain, k in KINDS))
 
 
 CUBIN = BUILD / "chain_latency.cubin"

@@ -5,7 +5,8 @@ Every active warp of one CTA runs a loop of dependent steps: a pointer chase thr
 (``ldl``), a ``shfl.sync`` chain (``shfl``), a store and load of one word (``stl_ldl``), the chase with ``k``
 stores to other lines (``ldl_stl<k>``) or ``k`` independent shuffles (``ldl_shfl<k>``) a step, the shuffle chain
 with ``k`` independent loads (``shfl_ldl<k>``), the chase storing the slot it loads ``d`` steps later
-(``ldl_stnext<d>``). What the runs show (cycles a step, one warp):
+(``ldl_stnext<d>``), a chase through a constant table (``ldc``), a predicated ``S2R`` chain (``s2r``; ``s2r_alu`` the
+same with an add). What the runs show (cycles a step, one warp):
 
 * a dependent local hit takes 29 cycles, a dependent shuffle 24;
 * a load of a word just stored: 34 a step (a store's and a load's turn);
@@ -13,7 +14,9 @@ with ``k`` independent loads (``shfl_ldl<k>``), the chase storing the slot it lo
   stores a step: 64, one line every 4 cycles);
 * shuffles beside the chase slow it by ~4 cycles each (1, 2, 4 a step: 33, 37, 46), loads beside the
   shuffle chain by less;
-* a load of a line stored 1, 4 or 15 steps before takes as long (55 a step with the address arithmetic).
+* a load of a line stored 1, 4 or 15 steps before takes as long (55 a step with the address arithmetic);
+* a constant load with a register offset (``LDC``) 28 cycles, an ``S2R`` 22 (the table keeps both at the
+  literature's 30: ``params_sm90``).
 
     python -m warpsim.timing.chain_latency            # the H100 beside the replay, cycles a step
 """
@@ -72,9 +75,12 @@ def replay(doc: dict | None = None, **options) -> dict:
 
 def steps_in(kernel: str, body: list) -> int:
     """The dependent steps in a loop body (ptxas may unroll the source loop's trip): its chain's links, the
-    loads of a chase, the shuffles of the shuffle chain, the stores of the ``war`` chase (one a step)."""
-    link = "SHFL" if kernel.startswith("shfl") else "STL" if kernel.startswith("war") else "LDL"
-    return sum(1 for x in body if x.split()[0].split(".")[0] == link)
+    loads of a chase, the shuffles of the shuffle chain, the stores of the ``war`` chase (one a step), the
+    constant loads of the ``ldc`` chase, the compares of the ``s2r`` chains."""
+    link = {"shfl": "SHFL", "war": "STL", "ldc": "LDC", "s2r": "ISETP"}.get(kernel.split("_")[0].rstrip("0123456789"),
+                                                                           "LDL")
+    n = sum(1 for x in body if x.split()[0].split(".")[0] == link)
+    return n - 1 if link == "ISETP" else n  # the loop's own compare is an ISETP too
 
 
 def table(hw: dict, model: dict) -> str:

@@ -326,7 +326,11 @@ TABLE = {
             # (26 before the scoreboards counted every result), standing in for the stores' register reads
             # (l1 "store_read" below): Nsight's warp states had the H100's one warp waiting 0.7-0.8x as long on
             # its shuffles as the replay's and 1.1-1.5x as long on its local loads; with the measured latencies
-            # both are within 10 % at ILP 2-8 (stall_reasons --one). LDC/S2R [lit ~30].
+            # both are within 10 % at ILP 2-8 (stall_reasons --one). LDC/S2R 30 [lit], though chain_latency.json
+            # measured 28 (a chase through a constant table) and 22 (a predicated S2R chain): with them sparse
+            # fp8 ILP 1 with 4-6 warps runs 5-6 % short, ILP 4 with 7 warps 7.5 %, dense_s4_k64 ILP 4 with 9-11
+            # warps 5-6 % long (the one-warp ILP 1 trip from -3.7 to -4.5 %). These loops pay the H100 cycles the
+            # replay does not know of yet; the literature's 30 stands in for part of them until they are found.
             "latency": {"SHFL": 24, "LDC": 30, "S2R": 30},
             # cycles a CALL, RET or taken BRA adds to its stall count (the fetch redirect): CALL/RET fitted to
             # the 24 s4 kernels' 1-warp runs (8..64 calls a trip; reps 4 and 32: within 2.1 %, median 0.4 %),
