@@ -67,9 +67,7 @@ def replay(doc: dict | None = None, **options) -> dict:
         steps = steps_in(k, body)
         loop = sass_sim.Loop(body, cfg, TABLE["tensor"])
         for w in WARPS:
-            pop = sass_sim.population(w)
-            trip = loop.cycles(pop)
-            out[(k, w)] = sum(trip[s][1] * pop[s] for s in range(4) if pop[s]) / w / steps
+            out[(k, w)] = loop.later(sass_sim.population(w)) / steps
     return out
 
 

@@ -96,11 +96,10 @@ def excess(ilp: int, doc: dict | None = None, warps=range(2, 17)) -> dict:
     each of ``warps`` with enough misses."""
     hw = measured(doc=doc)
     loop = _loop(ilp, {"lines": 1 << 17, "stale": 0, "wide": None})
-    one = loop.cycles(sass_sim.population(1))[0][1]
+    one = loop.later(sass_sim.population(1))
     out = {}
     for w in warps:
-        pop = sass_sim.population(w)
-        base = sum(loop.cycles(pop)[s][1] * pop[s] for s in range(4)) / w
+        base = loop.later(sass_sim.population(w))
         h = hw[(ilp, w)]
         misses = h["load_miss"] * h["loads"]
         if misses >= 20:

@@ -101,9 +101,7 @@ def replay(doc: dict | None = None, kernels=KERNELS, warps=WARPS, l1: dict | Non
         body = doc["loops"][f"stream_{k}"]["body"]
         loop = sass_sim.Loop(body, cfg, TABLE["tensor"])
         for w in warps:
-            pop = sass_sim.population(w)
-            trip = loop.cycles(pop)
-            out[(k, w)] = sum(trip[s][1] * pop[s] for s in range(4)) / w / _trips(body, k)
+            out[(k, w)] = loop.later(sass_sim.population(w)) / _trips(body, k)
     return out
 
 

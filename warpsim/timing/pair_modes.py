@@ -65,7 +65,8 @@ pair time hardly moves with the offset where the replay's falls in steps.
 
 The sparse fp8 ILP 1 loops (92 SHFL, 16 HMMA.SP in 411 instructions a trip) pair the same way: in the timing
 traces every pair runs 1.30 x or 1.40 x one warp (60 pairs of each form, nothing between; :func:`fp8_modes`),
-and the replay's pair is near the fast one (1.28 x; 1.21-1.28 x with any ``stagger`` and either issue policy).
+and the replay's pair runs 1.37 x at any ``stagger``, between them (with the dispatch hold of one cycle after an
+SHFL 1.30 x, the fast mode; 1.28 x before the chain probe measured the latencies).
 Launched again (``traces/h100/fp8_pairs.json``, ``traces/capture/fp8_pairs.py``, :func:`fp8_launches`), the mode
 follows the warp count more than the launch before: with 6 warps (two pairs, two lone warps) the pairs run slow
 in 16-24 of 24 under each of four launch histories, with 8 warps (four pairs) in 3-16 of 48. What sets it is not

@@ -173,6 +173,10 @@ class Loop:
             self._simulate(population)
         return self._got[population]
 
+    def later(self, population: tuple) -> float:
+        """A warp's cycles a later trip with ``population`` (see :meth:`cycles`), the mean over all its warps."""
+        return sum(trip[1] * n for trip, n in zip(self.cycles(population), population)) / sum(population)
+
     def l1_counts(self, population: tuple) -> tuple:
         """The L1's local-memory counts a warp (:data:`COUNTS`) in its first trip and in a later one (the mean
         of the trips after the first) with ``population`` warps of the loop (see :meth:`cycles`)."""
