@@ -79,6 +79,14 @@ def latencies(doc: dict | None = None) -> dict:
             "order_miss": float(np.median([c for o in order for c in o[2::3]]))}
 
 
+def chase_spread(doc: dict | None = None) -> np.ndarray:
+    """The measured latencies of a miss alone (``chase``, every step of every repeat) less their median: the
+    spread ``sass_sim``'s ``l1["miss_spread"]`` draws each line's miss latency from, about ``l1["miss"]``."""
+    doc = doc or load()
+    chase = np.array([c for r in doc["rows"] if r["kernel"] == "chase" for c in r["cycles"]], np.int64)
+    return chase - int(np.median(chase))
+
+
 def load_lines(kernel: str) -> int:
     """Lines a trip of the stream kernel loads (its name says: ``ldl_n12`` 12, ``ldst`` 16, the others 32)."""
     return int(kernel.split("_n")[1]) if "_n" in kernel else 16 if kernel == "ldst" else 32

@@ -53,7 +53,9 @@ cycle by cycle, with the table's ``emulated["sass"]`` entry:
   warp's loads return in order: none before the one it issued last; the H100's do not,
   ``traces/h100/l1_fill.json``), ``fill_port`` (a fill takes the SM's store port for ``fill_ii`` cycles
   instead of a fill port of its own: the H100's load misses and stores share the way to the L2,
-  ``warpsim.timing.l1_fill``). ``Loop.l1_counts`` gives the loads,
+  ``warpsim.timing.l1_fill``), ``miss_spread`` (a seed: each line's misses take ``miss`` plus its own draw
+  from the spread the H100's lone misses showed, 259-324 cycles about a median of 300, ``l1_fill.chase_spread``;
+  the seed picks which lines are slow, as a launch's placement might). ``Loop.l1_counts`` gives the loads,
   stores and misses the replay's L1 saw (``warpsim.timing.l1_counters`` sets them beside the H100's counters).
   ``yield_switch`` (in the table's ``emulated["sass"]``, off): after an instruction with the yield flag the
   next warp in turn goes first. With ``hold`` 1 that is what the H100 does (``sched_probe``,
@@ -274,7 +276,17 @@ def _issue(a, c, sp_of, first, stop, start, want, frame_lines, lines, log=None, 
                 np.zeros((len(sp_of), 0), np.int64) if log is None else log,
                 np.zeros((2, 4), np.int64) if counts is None else counts, a["redir"], a["mhold"],
                 np.zeros((0, 0, 0), np.int64) if stalls is None else stalls,
-                SETTLED if c.get("settle", True) else 0, int(l1.get("store_read", 2)))
+                SETTLED if c.get("settle", True) else 0, int(l1.get("store_read", 2)), _miss_spread(l1),
+                int(l1.get("miss_spread", 0)))
+
+
+def _miss_spread(l1: dict) -> np.ndarray:
+    """The spread of the miss latency about ``l1["miss"]`` a line draws from (``l1["miss_spread"]``: the
+    H100's, ``l1_fill.chase_spread``), or none."""
+    if not l1.get("miss_spread"):
+        return np.zeros(0, np.int64)
+    from warpsim.timing import l1_fill
+    return l1_fill.chase_spread()
 
 
 def issue(programs: list, starts: list, trips: list, cfg: dict, tensor: dict, code_lines=None) -> list:
@@ -310,7 +322,8 @@ class SassStage:
 def _run(pipe, ii, stall, keep, wb, rb, wait, lat, mem, line, nlines, yld, sp_of, first, stop, start, want,
          frame_lines, sets, ways, hit_lat, miss_lat, line_ii, fill_ii, mio_ii, hold, yield_switch, policy, hsh,
          validate, last_use, lu_permille, stale, in_order, mio_warp_ii, mio_sm_ii, store_ii, store_queue,
-         fill_port, iline, known, fp, log, counts, redir, mhold, stalls, settled, store_read):
+         fill_port, iline, known, fp, log, counts, redir, mhold, stalls, settled, store_read, spread,
+         seed):
     """Cycle of the end of every trip of every warp (``ends[warp, trip]``); the issue cycles of each warp's
     first ``log.shape[1]`` instructions go to ``log``; ``counts[trip > 0]`` gets the local lines loaded, the
     loads that missed, the lines stored and the stores that missed (:data:`COUNTS`); ``stalls[trip > 0, w]``
@@ -432,7 +445,9 @@ def _run(pipe, ii, stall, keep, wb, rb, wait, lat, mem, line, nlines, yld, sp_of
                             port[1] = f + fill_ii
                         else:
                             fill_free = f + fill_ii
-                        got = _set_fill(tags, fill, w * frame_lines + line[i] + j, f + miss_lat, hsh)
+                        got = _set_fill(tags, fill, w * frame_lines + line[i] + j,
+                                        f + miss_lat + _line_spread(spread, seed, w * frame_lines + line[i] + j),
+                                        hsh)
                     if mem[i] != LOCAL_STORE and got > ready:
                         ready = got
                     if mem[i] == LOCAL_LOAD_LU and last_use != 0 and _rand(use) % 1000 < lu_permille:
@@ -763,6 +778,15 @@ def _set_of(ln, sets, hsh):
     if hsh == 2:
         return ln % sets
     return (ln ^ (ln >> 7) ^ (ln >> 13)) % sets
+
+
+@njit(cache=True)
+def _line_spread(spread, seed, tag):
+    """The cycles line ``tag``'s misses take beyond the miss latency: a draw from ``spread`` that the line and
+    ``seed`` pick (the same every time the line misses), 0 without a spread."""
+    if spread.shape[0] == 0:
+        return 0
+    return spread[_rand(tag * 31 + seed) % spread.shape[0]]
 
 
 @njit(cache=True)
