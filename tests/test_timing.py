@@ -1040,6 +1040,33 @@ def test_measurement_file_errors_name_the_file(tmp_path, module, load, name, tex
         getattr(importlib.import_module(f"warpsim.timing.{module}"), load)(str(bad))
 
 
+ANALYSES = ("chain_latency", "ifetch", "l1_carveout", "l1_counters", "l1_fill", "l1_probe", "l1_rate", "l1_state",
+            "pair_modes", "sass_profile", "sched_probe", "stall_reasons")
+
+
+@pytest.mark.parametrize("module", ANALYSES)
+def test_analysis_help_prints_its_doc(module, capsys):
+    """``python -m warpsim.timing.<analysis> --help`` prints what the analysis shows and how to run it (the
+    module's docstring) and runs nothing."""
+    import importlib
+    mod = importlib.import_module(f"warpsim.timing.{module}")
+    assert mod.main(["--help"]) == 0 and mod.main(["-h"]) == 0
+    out = capsys.readouterr().out
+    assert out == 2 * (mod.__doc__.strip() + "\n")
+
+
+@pytest.mark.parametrize("module, argv, message", [
+    ("l1_fill", ["{bad"], r"'\{bad' is not JSON .*expected an object of table overrides"),
+    ("l1_probe", ["[300]"], r"'\[300\]' is not a JSON object of table overrides"),
+    ("stall_reasons", ["sp_e4m3_ilp4"], r"sp_e4m3_ilp4: not a kernel of .*stall_reasons\.json; expected one of "
+                                        r"sp_e4m3_k64_f32_ilp4, "),
+])
+def test_analysis_arguments_errors_say_what_was_expected(module, argv, message):
+    import importlib
+    with pytest.raises(SystemExit, match=message):
+        importlib.import_module(f"warpsim.timing.{module}").main(argv)
+
+
 def test_l1_fill_miss_path():
     """traces/h100/l1_fill.json (warps streaming loads through 1 MB local frames past the L1): a miss alone takes
     ~300 cycles; a hit issued after a miss is back in ~45 (loads return out of order); one warp's trip of

@@ -90,6 +90,9 @@ def table(hw: dict, model: dict) -> str:
 
 
 def main(argv=None) -> int:
+    argv = measurement.arguments(argv, __doc__)
+    if argv is None:
+        return 0
     print(table(measured(), replay()))
     return 0
 

@@ -153,6 +153,9 @@ def replay_distinct(doc: dict | None = None, **fetch) -> dict:
 
 
 def main(argv=None) -> int:
+    argv = measurement.arguments(argv, __doc__)
+    if argv is None:
+        return 0
     doc = load()
     hw, model, first = measured(doc), replay(doc), cold(doc)
     print("cycles a later trip (an instruction), H100 / sass_sim; cold: the first launch's extra first-trip cycles")

@@ -22,6 +22,7 @@ import sys
 from collections import defaultdict
 
 import numpy as np
+from warpsim.timing import measurement
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.join(HERE, "..", "..", "traces", "h100", "l1_carveout.json")
@@ -77,7 +78,9 @@ def table(rows) -> str:
 
 
 def main(argv=None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
+    argv = measurement.arguments(argv, __doc__)
+    if argv is None:
+        return 0
     rows = replay()
     if "--json" in argv:
         json.dump(rows, sys.stdout, indent=1)

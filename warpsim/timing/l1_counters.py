@@ -118,6 +118,9 @@ def table(rows_by: dict) -> str:
 
 
 def main(argv=None) -> int:
+    argv = measurement.arguments(argv, __doc__)
+    if argv is None:
+        return 0
     rows = {"table": compare(None), "FITTED": compare(FITTED)}
     print("load-miss ratio of the local loads, a launch of 32 trips (sp_e4m3_k64_f32)")
     print(table(rows))

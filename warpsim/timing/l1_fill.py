@@ -114,8 +114,11 @@ def replay(doc: dict | None = None, kernels=KERNELS, warps=WARPS, l1: dict | Non
 
 
 def main(argv=None) -> int:
+    argv = measurement.arguments(argv, __doc__)
+    if argv is None:
+        return 0
     import json
-    options = {"l1": PROBED} if argv == ["probed"] else json.loads(argv[0]) if argv else {}
+    options = {"l1": PROBED} if argv == ["probed"] else measurement.options(argv[0]) if argv else {}
     hw, model = measured(), replay(**options)
     lat = latencies()
     print(f"a miss alone: median {lat['chase']:.0f} cycles ({lat['chase_min']}-{lat['chase_max']}); a hit issued "

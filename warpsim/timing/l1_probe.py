@@ -39,6 +39,7 @@ import os
 import sys
 
 import numpy as np
+from warpsim.timing import measurement
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.join(HERE, "..", "..", "traces", "h100", "l1_probe.json")
@@ -151,11 +152,13 @@ def frames(l1: dict | None = None, doc: dict | None = None, op: int = 2, sizes=(
 
 
 def main(argv=None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
+    argv = measurement.arguments(argv, __doc__)
+    if argv is None:
+        return 0
     g = geometry()
     for k, v in g.items():
         print(f"{k}: {v}")
-    l1 = json.loads(argv[0]) if argv else None
+    l1 = measurement.options(argv[0]) if argv else None
     print(f"{'L1 KB':>5} {'lines':>5} {'H100 pass 2/3':>14} {'model pass 2/3':>15}")
     for r in replay(l1):
         print(f"{r['l1_kb']:5d} {r['lines']:5d} {r['h100'][0]:6d} {r['h100'][1]:6d}  {r['model'][0]:6d} {r['model'][1]:6d}")

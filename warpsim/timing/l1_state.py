@@ -60,6 +60,9 @@ def summary(doc: dict | None = None) -> dict:
 
 
 def main(argv=None) -> int:
+    argv = measurement.arguments(argv, __doc__)
+    if argv is None:
+        return 0
     got = summary()
     print("mean cycles of the CTA's warps, median of the launches after the first (spread), by the launch before")
     print(f"{'form':16} {'ilp':>3} {'warps':>5} {'reps':>4} " + " ".join(f"{b:>19}" for b in BEFORE))

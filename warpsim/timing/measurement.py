@@ -15,3 +15,27 @@ def load(path: str, kind: str, keys: tuple) -> dict:
     if not isinstance(doc, dict) or any(k not in doc for k in keys):
         raise ValueError(f"{path}: not an {kind} file (no {' and '.join(repr(k) for k in keys)})")
     return doc
+
+
+def arguments(argv, doc: str) -> list | None:
+    """An analysis's command-line arguments (``sys.argv[1:]`` unless ``argv`` is given), or None once its
+    module's ``doc`` is printed for ``-h`` / ``--help``."""
+    import sys
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if "-h" in argv or "--help" in argv:
+        print((doc or "").strip())
+        return None
+    return argv
+
+
+def options(text: str) -> dict:
+    """Table overrides given on the command line as a JSON object (``'{"l1": {"miss": 300}}'``); a
+    SystemExit that says what was expected otherwise."""
+    try:
+        got = json.loads(text)
+    except json.JSONDecodeError as err:
+        raise SystemExit(f"error: {text!r} is not JSON ({err}); expected an object of table overrides, "
+                         "e.g. '{\"l1\": {\"miss\": 300}}'") from None
+    if not isinstance(got, dict):
+        raise SystemExit(f"error: {text!r} is not a JSON object of table overrides, e.g. '{{\"hold\": 1}}'")
+    return got

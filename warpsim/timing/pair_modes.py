@@ -380,6 +380,9 @@ def launch_order(form: str = "sp_s4_k64", ilp: int = 1) -> list:
 
 
 def main(argv=None) -> int:
+    argv = measurement.arguments(argv, __doc__)
+    if argv is None:
+        return 0
     if argv and argv[0] == "--write-again":
         write_again(argv[1])
         return 0

@@ -273,7 +273,10 @@ def lookup(program, arch: str) -> dict | None:
 
 
 def main(argv=None) -> int:
-    paths = (argv if argv is not None else sys.argv[1:])
+    from warpsim.timing import measurement
+    paths = measurement.arguments(argv, __doc__)
+    if paths is None:
+        return 0
     sys.path.insert(0, os.path.dirname(os.path.dirname(HERE)))
     from warpsim.tracefile import read_trace
     if paths and paths[0] == "--yield":

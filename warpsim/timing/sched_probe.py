@@ -35,6 +35,7 @@ import os
 import sys
 
 import numpy as np
+from warpsim.timing import measurement
 
 PATH = os.path.join(os.path.dirname(__file__), "..", "..", "traces", "h100", "sched_probe.json")
 #: the runs compared with the replay: the plain cubin, and those whose yield flags were only set
@@ -110,6 +111,9 @@ def table(doc: dict, **options) -> list[dict]:
 
 
 def main(argv=None) -> int:
+    argv = measurement.arguments(argv, __doc__)
+    if argv is None:
+        return 0
     doc = load()
     for name, opts in (("greedy (the table)", {}), ("yield_switch, hold 1", {"yield_switch": True, "hold": 1})):
         print(name)

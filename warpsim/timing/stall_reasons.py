@@ -124,13 +124,19 @@ def table(kernel: str, hw: dict, model: dict) -> str:
 
 
 def main(argv=None) -> int:
-    import json
-    argv = sys.argv[1:] if argv is None else argv
-    doc = load(ONE if "--one" in argv else DATA)
+    argv = measurement.arguments(argv, __doc__)
+    if argv is None:
+        return 0
+    path = ONE if "--one" in argv else DATA
+    doc = load(path)
     argv = [a for a in argv if a != "--one"]
     hw = measured(doc)
     names = [a for a in argv if not a.startswith("{")] or kernels(doc)
-    options = json.loads(next((a for a in argv if a.startswith("{")), "{}"))
+    unknown = [k for k in names if k not in kernels(doc)]
+    if unknown:
+        raise SystemExit(f"error: {', '.join(unknown)}: not a kernel of {os.path.relpath(path)}; "
+                         f"expected one of {', '.join(kernels(doc))} (or --one, -h)")
+    options = measurement.options(next((a for a in argv if a.startswith("{")), "{}"))
     for k in names:
         model = replay(k, sorted(w for kk, w in hw if kk == k), **options)
         print(table(k, hw, model) + "\n")
