@@ -1,0 +1,131 @@
+"""Six s4 kernels the table was not fitted to, trip by trip (``traces/h100/trip_phase.json``,
+``traces/capture/trip_phase.py``) beside :mod:`warpsim.timing.sass_sim` running their SASS.
+
+The recorded s4 timing kernels with a clock read stored at the end of every loop trip: ptxas schedules these
+kernels anew (their trips share about 40 % of the recorded kernels' instruction sequence; a warp alone runs
+them 20 % faster to 22 % slower), so they test the table out of sample, and the clocks show where the two
+warps of a sub-partition are relative to each other at every trip's end. The file holds the runs (1, 4, 5,
+6, 8, 9 warps, 32 trips, 3 launches each) and the loop profiles of the kernels' SASS (``sass``: the same
+ptxas makes the recorded kernels' SASS on file from their PTX).
+
+What they show: the replay's trip times follow the H100's within 1 % with one warp, 2.3 % with 5 and 5.3 %
+with 8 (sp_s4_k128 ILP 1; the others 3.7 %); the two warps of a sub-partition run phase-locked on both: at
+every trip's end of every launch the H100's are within 100 cycles of each other (of trips of 3,000-28,000),
+the younger mostly ahead, the replay's within 140, the older mostly ahead.
+
+    python -m warpsim.timing.trip_phase        # the H100's cycles a trip and pair offsets beside the replay's
+"""
+from __future__ import annotations
+
+import os
+import sys
+
+import numpy as np
+
+from warpsim.timing import measurement, sass_profile, sass_sim
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DATA = os.path.join(HERE, "..", "..", "traces", "h100", "trip_phase.json")
+WARPS = (1, 4, 5, 6, 8, 9)
+
+
+def load(path: str = DATA) -> dict:
+    return measurement.load(path, "trip_phase", ("rows", "sass"))
+
+
+def kernels(doc: dict | None = None) -> list:
+    """The patched kernels (``<form>_ilp<n>``), in the file's order."""
+    return list((doc or load())["sass"])
+
+
+def _rows(doc: dict, kernel: str, warps: int) -> list:
+    return [r for r in doc["rows"] if f"{r['form']}_ilp{r['ilp']}" == kernel and r["warps"] == warps]
+
+
+def measured(doc: dict | None = None) -> dict:
+    """``{(kernel, warps): {"trip": cycles a later trip (the warps' mean, median over the launches), "pair": the
+    trip of warps 0 and 4 over one warp's, "offsets": [warp 4's trip ends less warp 0's, every trip] of each
+    launch}}`` (``pair`` and ``offsets`` from 5 warps on)."""
+    doc = doc or load()
+    out = {}
+    for k in kernels(doc):
+        one = None
+        for w in WARPS:
+            trips = [np.array(r["trips"], np.int64) for r in _rows(doc, k, w)]
+            got = {"trip": float(np.median([np.diff(t, axis=1)[:, 1:].mean() for t in trips]))}
+            one = got["trip"] if w == 1 else one
+            if w >= 5:
+                got["pair"] = float(np.median([np.diff(t[[0, 4]], axis=1)[:, 1:].mean() for t in trips])) / one
+                got["offsets"] = [(t[4] - t[0]).tolist() for t in trips]
+            out[(k, w)] = got
+    return out
+
+
+def loop(kernel: str, doc: dict | None = None, **options) -> sass_sim.Loop:
+    """``kernel``'s loop trip under the table (``options`` as :func:`sass_sim.table_cfg`'s overrides)."""
+    from warpsim.timing.params_sm90 import TABLE
+    prof = (doc or load())["sass"][kernel]
+    return sass_sim.Loop(sass_profile.trip(prof), sass_sim.table_cfg(**options), TABLE["tensor"],
+                         sass_profile.trip_lines(prof))
+
+
+def replay(doc: dict | None = None, warps=WARPS, **options) -> dict:
+    """The keys of :func:`measured` from ``sass_sim`` for ``warps`` (``offsets``: one list, the replay being
+    deterministic)."""
+    doc = doc or load()
+    out = {}
+    for k in kernels(doc):
+        lp = loop(k, doc, **options)
+        reps = len(doc["rows"][0]["trips"][0])
+        one = lp.later((1, 0, 0, 0))
+        for w in warps:
+            got = {"trip": lp.later(sass_sim.population(w))}
+            if w >= 5:
+                ends = _ends(lp, sass_sim.population(w), reps)
+                got["pair"] = float(np.diff(ends[[0, 4]], axis=1)[:, 1:].mean()) / one
+                got["offsets"] = [(ends[4] - ends[0]).tolist()]
+            out[(k, w)] = got
+    return out
+
+
+def _ends(lp: sass_sim.Loop, population: tuple, reps: int) -> np.ndarray:
+    """Each warp's trip ends (``[warp, trip]``, warps in CTA order) with ``population`` warps of ``lp``."""
+    order = [(s, k) for k in range(max(population)) for s in range(len(population)) if population[s] > k]
+    sp_of = np.array([s for s, _ in order], np.int64)
+    nw, a = len(sp_of), lp.arrays
+    return sass_sim._issue(a, dict(lp.cfg, settle=False), sp_of, np.zeros(nw, np.int64),
+                           np.full(nw, len(a["pipe"]), np.int64), np.zeros(nw, np.int64),
+                           np.full(nw, reps, np.int64), lp.frame_lines, int(lp.cfg["l1"]["lines"]))
+
+
+def spread(offsets: list) -> int:
+    """How far a pair's trip-end offset moves over the trips (the largest of the launches)."""
+    return max(max(o) - min(o) for o in offsets)
+
+
+def table(hw: dict, model: dict) -> str:
+    rows = ["cycles a later trip H100/replay (error %); pair: warps 0 and 4 over one warp; offset: warp 4's trip "
+            "ends less warp 0's, first..last trip",
+            f"{'kernel':18} " + " ".join(f"{w:>22}" for w in WARPS)]
+    for k in sorted({k for k, _ in hw}):
+        cells = [f"{hw[(k, w)]['trip']:>7.0f}/{model[(k, w)]['trip']:<7.0f}"
+                 f"({100 * (model[(k, w)]['trip'] / hw[(k, w)]['trip'] - 1):+4.1f})" for w in WARPS]
+        rows.append(f"{k:18} " + " ".join(f"{c:>22}" for c in cells))
+        h, m = hw[(k, 5)], model[(k, 5)]
+        rows.append(f"{'':18} 5 warps: pair {h['pair']:.3f}/{m['pair']:.3f}, offset H100 "
+                    + ", ".join(f"{o[0]:+d}..{o[-1]:+d}" for o in h["offsets"])
+                    + f" replay {m['offsets'][0][0]:+d}..{m['offsets'][0][-1]:+d}")
+    return "\n".join(rows)
+
+
+def main(argv=None) -> int:
+    argv = measurement.arguments(argv, __doc__)
+    if argv is None:
+        return 0
+    doc = load()
+    print(table(measured(doc), replay(doc)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
