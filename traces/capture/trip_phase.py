@@ -3,6 +3,7 @@
 
     python traces/capture/trip_phase.py --device OUT      # on the GPU (CuPy): OUT/trip_phase.json
     python traces/capture/trip_phase.py --ptx-only DIR    # the patched kernels only (no GPU)
+    python traces/capture/trip_phase.py --reps OUT        # the recorded kernels, loop counts 1-32: OUT/trip_phase_reps.json
 
 Two warps of an s4 loop on one sub-partition (warps w and w + 4) run it in one of the phase modes that
 ``warpsim.timing.pair_modes`` describes; the timing traces hold only each warp's start and end clocks, so how
@@ -97,13 +98,48 @@ def device(out: Path) -> None:
     write_atomic(out / "trip_phase.json", json.dumps(doc))
 
 
+def device_reps(out: Path) -> None:
+    """The recorded kernels unchanged, launched with every loop count from 1 to REPS: each warp's end clock
+    after n trips (the same launch conditions every time), so the pair's offset trip by trip without a
+    change to the loop's code."""
+    import cupy as cp
+    import numpy as np
+    sys.path.insert(0, str(REPO))
+    from warpsim import tracefile
+    rows = []
+    for form in FORMS:
+        inp = tracefile.read_trace(REPO / "traces" / "h100" / "timing" / f"{form}.npz").arrays["input"]
+        mod, d_in = cp.RawModule(path=str(HERE / "kernels" / f"timing_{form}.ptx")), cp.asarray(inp)
+        for ilp in (1, 4):
+            fn = mod.get_function(f"{form}_ilp{ilp}")
+            for w in (5, 8):
+                for reps in range(1, REPS + 1):
+                    for rep in range(2):
+                        d_s, d_e, d_sm = cp.zeros(16, cp.uint64), cp.zeros(16, cp.uint64), cp.zeros(16, cp.uint32)
+                        d_sink = cp.zeros(16 * 32 * 16, cp.uint32)
+                        fn((1,), (32 * w,), (d_in, d_s, d_e, d_sm, d_sink, np.int32(reps)))
+                        cp.cuda.runtime.deviceSynchronize()
+                        rows.append({"form": form, "ilp": ilp, "warps": w, "reps": reps, "repeat": rep,
+                                     "start": cp.asnumpy(d_s)[:w].tolist(), "end": cp.asnumpy(d_e)[:w].tolist(),
+                                     "smid": cp.asnumpy(d_sm)[:w].tolist()})
+            print(form, ilp, "done", flush=True)
+    doc = {"how": "the recorded s4 timing kernels (unchanged) with every loop count 1-32, 5 and 8 warps, two "
+                  "launches each in turn: traces/capture/trip_phase.py --reps, CuPy "
+                  f"{cp.__version__}, {cp.cuda.runtime.getDeviceProperties(0)['name'].decode()}",
+           "rows": rows}
+    write_atomic(out / "trip_phase_reps.json", json.dumps(doc))
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     g = ap.add_mutually_exclusive_group(required=True)
     g.add_argument("--device", type=Path, metavar="OUT")
     g.add_argument("--ptx-only", type=Path, metavar="DIR")
+    g.add_argument("--reps", type=Path, metavar="OUT", help="the recorded kernels with loop counts 1-32")
     args = ap.parse_args(argv)
-    if args.ptx_only:
+    if args.reps:
+        device_reps(args.reps)
+    elif args.ptx_only:
         for form, p in write_ptx(args.ptx_only).items():
             print(form, p)
     else:
