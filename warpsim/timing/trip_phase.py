@@ -13,7 +13,19 @@ with 8 (sp_s4_k128 ILP 1; the others 3.7 %); the two warps of a sub-partition ru
 every trip's end of every launch the H100's are within 100 cycles of each other (of trips of 3,000-28,000),
 the younger mostly ahead, the replay's within 140, the older mostly ahead.
 
+The recorded kernels themselves, unchanged (``traces/h100/trip_phase_reps.json``, ``trip_phase.py --reps``:
+5 and 8 warps, every loop count 1-32, two launches each), give the same offset from their end clocks: each
+warp's end after n trips. There too a pair is phase-locked from the first trip on, at an offset that changes
+between launches only by a few discrete values. Five of the six loops lock within 50 cycles (sp_s4_k64 ILP 1
+also, in a fifth of its launches, at -102: its fast mode); dense_s4_k64 ILP 4 never: -118, -346, -1137 cycles
+and more. :func:`locks` groups the launches by their offset, and :func:`lock_replay` starts a pair that far
+apart under the yield rule ``sched_probe`` measured (``yield_switch``, ``hold`` 1): at the H100's offsets it
+gives the H100's pair times within 1 % for six of the ten groups, the other dense_s4_k64 ILP 4 groups 1.7-3.8 %
+long, and not sp_s4_k64 ILP 1's fast mode, which it does not hold (9.8 %). The table's greedy rule locks every
+pair at its own offset: dense_s4_k64 ILP 4 at 1.67x against the H100's 1.55-1.58 (1.69 in 4 launches).
+
     python -m warpsim.timing.trip_phase        # the H100's cycles a trip and pair offsets beside the replay's
+    python -m warpsim.timing.trip_phase --reps # the recorded kernels' lock offsets and pair times, and the replay's
 """
 from __future__ import annotations
 
@@ -26,7 +38,10 @@ from warpsim.timing import measurement, sass_profile, sass_sim
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.join(HERE, "..", "..", "traces", "h100", "trip_phase.json")
+REPS = os.path.join(HERE, "..", "..", "traces", "h100", "trip_phase_reps.json")
 WARPS = (1, 4, 5, 6, 8, 9)
+#: the issue rule ``sched_probe`` measured: a warp keeps its sub-partition's turn until a yield-flagged instruction
+YIELD = {"yield_switch": True, "hold": 1}
 
 
 def load(path: str = DATA) -> dict:
@@ -103,6 +118,38 @@ def spread(offsets: list) -> int:
     return max(max(o) - min(o) for o in offsets)
 
 
+def load_reps(path: str = REPS) -> dict:
+    return measurement.load(path, "trip_phase_reps", ("rows",))
+
+
+def locks(doc: dict | None = None, warps: int = 5, least: int = 4) -> dict:
+    """``{kernel: [(offset, launches, pair), ...]}`` of the recorded kernels with ``warps`` warps, the launches of
+    ``least`` or more trips grouped by the offset of warp 4's end clock from warp 0's (most launches first; groups
+    of four or more loop counts); ``pair``: the slope of warp 0's cycles over the group's loop counts, over the
+    replay's one-warp trip (within 0.5 % of the H100's for these loops)."""
+    from collections import Counter
+    doc = doc or load_reps()
+    out = {}
+    for k in dict.fromkeys(f"{r['form']}_ilp{r['ilp']}" for r in doc["rows"]):
+        rows = [r for r in doc["rows"] if f"{r['form']}_ilp{r['ilp']}" == k and r["warps"] == warps
+                and r["reps"] >= least]
+        one = sass_sim.table_loop(k).later((1, 0, 0, 0))
+        out[k] = []
+        for off, n in Counter(r["end"][4] - r["end"][0] for r in rows).most_common():
+            group = [r for r in rows if r["end"][4] - r["end"][0] == off]
+            if len({r["reps"] for r in group}) >= 4:
+                slope = np.polyfit([r["reps"] for r in group], [r["end"][0] - r["start"][0] for r in group], 1)[0]
+                out[k].append((int(off), n, float(slope) / one))
+    return out
+
+
+def lock_replay(kernel: str, offset: int, **options) -> float:
+    """A pair of the recorded ``kernel``'s warps on one sub-partition over one warp, the second starting
+    ``|offset|`` cycles after the first, under the table with ``options`` (:data:`YIELD` unless given)."""
+    lp = sass_sim.table_loop(kernel, **dict(options or YIELD, stagger=abs(int(offset))))
+    return lp.cycles((2, 0, 0, 0))[0][1] / lp.later((1, 0, 0, 0))
+
+
 def table(hw: dict, model: dict) -> str:
     rows = ["cycles a later trip H100/replay (error %); pair: warps 0 and 4 over one warp; offset: warp 4's trip "
             "ends less warp 0's, first..last trip",
@@ -121,6 +168,14 @@ def table(hw: dict, model: dict) -> str:
 def main(argv=None) -> int:
     argv = measurement.arguments(argv, __doc__)
     if argv is None:
+        return 0
+    if "--reps" in argv:
+        print("the recorded kernels, 5 warps: launches by the offset of warp 4's trip ends from warp 0's; pair over "
+              "one warp, H100 / the yield rule started that far apart / the table's greedy rule")
+        for k, groups in locks().items():
+            greedy = lock_replay(k, 0, yield_switch=False)
+            for off, n, pair in groups:
+                print(f"{k:18} {off:+6d} cycles, {n:2d} launches: {pair:.3f} / {lock_replay(k, off):.3f} / {greedy:.3f}")
         return 0
     doc = load()
     print(table(measured(doc), replay(doc)))
