@@ -56,57 +56,81 @@ def patch(ptx: str) -> str:
     return "".join(out)
 
 
-def write_ptx(folder: Path) -> dict:
+def write_ptx(folder: Path, patched=patch, prefix: str = "loop_start") -> dict:
+    """The s4 timing modules each through ``patched``, written to ``folder/<prefix>_<form>.ptx``."""
     folder.mkdir(parents=True, exist_ok=True)
     paths = {}
     for form in FORMS:
-        paths[form] = folder / f"loop_start_{form}.ptx"
-        paths[form].write_text(patch((HERE / "kernels" / f"timing_{form}.ptx").read_text()))
+        paths[form] = folder / f"{prefix}_{form}.ptx"
+        paths[form].write_text(patched((HERE / "kernels" / f"timing_{form}.ptx").read_text()))
     return paths
 
 
-def device(out: Path) -> None:
+def launches(paths: dict, warps, repeats: int, sink_words: int, loop_counts=(REPS,)):
+    """Launch the ILP 1 and 4 kernels of each module in ``paths`` (``{form: PTX file}``) on one CTA, in turn: every
+    warp count, loop count and repeat, the recorded timing trace's input; for each, its row (form, ilp, warps,
+    reps, repeat, the warps' start and end clocks and SMs) and the sink (``sink_words`` words) as numpy."""
     import cupy as cp
     import numpy as np
     sys.path.insert(0, str(REPO))
     from warpsim import tracefile
-    paths = write_ptx(out / "ptx")
-    rows = []
     for form in FORMS:
         inp = tracefile.read_trace(REPO / "traces" / "h100" / "timing" / f"{form}.npz").arrays["input"]
         mod, d_in = cp.RawModule(path=str(paths[form])), cp.asarray(inp)
         for ilp in (1, 4):
             fn = mod.get_function(f"{form}_ilp{ilp}")
-            for w in WARPS:
-                for rep in range(3):
-                    d_s, d_e, d_sm = cp.zeros(16, cp.uint64), cp.zeros(16, cp.uint64), cp.zeros(16, cp.uint32)
-                    d_sink = cp.zeros(16 * 32 * 16 + 1024, cp.uint32)
-                    fn((1,), (32 * w,), (d_in, d_s, d_e, d_sm, d_sink, np.int32(REPS)))
-                    cp.cuda.runtime.deviceSynchronize()
-                    at = 32 * w * 16 // 8
-                    rows.append({"form": form, "ilp": ilp, "warps": w, "repeat": rep,
-                                 "start": cp.asnumpy(d_s)[:w].tolist(),
-                                 "loop": cp.asnumpy(d_sink).view(np.uint64)[at:at + w].tolist(),
-                                 "end": cp.asnumpy(d_e)[:w].tolist(), "smid": cp.asnumpy(d_sm)[:w].tolist()})
+            for w in warps:
+                for n in loop_counts:
+                    for rep in range(repeats):
+                        d_s, d_e, d_sm = cp.zeros(16, cp.uint64), cp.zeros(16, cp.uint64), cp.zeros(16, cp.uint32)
+                        d_sink = cp.zeros(sink_words, cp.uint32)
+                        fn((1,), (32 * w,), (d_in, d_s, d_e, d_sm, d_sink, np.int32(n)))
+                        cp.cuda.runtime.deviceSynchronize()
+                        yield ({"form": form, "ilp": ilp, "warps": w, "reps": n, "repeat": rep,
+                                "start": cp.asnumpy(d_s)[:w].tolist(), "end": cp.asnumpy(d_e)[:w].tolist(),
+                                "smid": cp.asnumpy(d_sm)[:w].tolist()}, cp.asnumpy(d_sink))
             print(form, ilp, "done", flush=True)
-    doc = {"how": __doc__.strip().splitlines()[0] + " traces/capture/loop_start.py --device, CuPy "
-                  f"{cp.__version__}, {cp.cuda.runtime.getDeviceProperties(0)['name'].decode()}, reps {REPS}",
-           "rows": rows}
-    write_atomic(out / "loop_start.json", json.dumps(doc))
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def how(doc: str, command: str) -> str:
+    """A measurement file's ``how``: the first line of ``doc``, the command, CuPy and the device."""
+    import cupy as cp
+    return (f"{doc.strip().splitlines()[0]} {command}, CuPy {cp.__version__}, "
+            f"{cp.cuda.runtime.getDeviceProperties(0)['name'].decode()}, reps {REPS}")
+
+
+def device(out: Path) -> None:
+    import numpy as np
+    rows = []
+    for row, sink in launches(write_ptx(out / "ptx"), WARPS, 3, 16 * 32 * 16 + 1024):
+        at = row["warps"] * 32 * 16 // 8
+        rows.append(dict(row, loop=sink.view(np.uint64)[at:at + row["warps"]].tolist()))
+    write_atomic(out / "loop_start.json", json.dumps({"how": how(__doc__, "traces/capture/loop_start.py --device"),
+                                                      "rows": rows}))
+
+
+def cli(argv, doc: str, device, write, extra=None) -> int:
+    """An s4 capture script's command line: ``--device OUT`` (``device(OUT)``) or ``--ptx-only DIR`` (``write(DIR)``:
+    the patched kernels only), and ``extra`` (``(flag, help, function of OUT)``) if given."""
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
     g = ap.add_mutually_exclusive_group(required=True)
     g.add_argument("--device", type=Path, metavar="OUT")
     g.add_argument("--ptx-only", type=Path, metavar="DIR")
+    if extra:
+        g.add_argument(extra[0], type=Path, metavar="OUT", help=extra[1])
     args = ap.parse_args(argv)
-    if args.ptx_only:
-        for form, p in write_ptx(args.ptx_only).items():
+    if extra and getattr(args, extra[0].lstrip("-").replace("-", "_")):
+        extra[2](getattr(args, extra[0].lstrip("-").replace("-", "_")))
+    elif args.ptx_only:
+        for form, p in write(args.ptx_only).items():
             print(form, p)
     else:
         device(args.device)
     return 0
+
+
+def main(argv=None) -> int:
+    return cli(argv, __doc__, device, write_ptx)
 
 
 if __name__ == "__main__":

@@ -16,20 +16,20 @@ trace. Summarised by ``python -m warpsim.timing.pair_modes --trips``.
 """
 from __future__ import annotations
 
-import argparse
 import json
 import re
 import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-REPO = HERE.parent.parent
 sys.path.insert(0, str(HERE))
+from loop_start import FORMS, cli, how, launches, write_ptx  # noqa: E402,F401
 from trips import write_atomic  # noqa: E402
-FORMS = ("sp_s4_k64", "sp_s4_k128", "dense_s4_k64")
 WARPS = (1, 4, 5, 6, 8, 9)
 REPS = 32
 LAUNCHES = 3
+#: the sink's words: the kernels' D stores (16 bytes a thread) and a clock a trip of every warp
+SINK_WORDS = (32 * 16 * 16 + 16 * REPS * 8) // 4
 
 
 def patch(ptx: str) -> str:
@@ -59,92 +59,34 @@ def patch(ptx: str) -> str:
     return "".join(out)
 
 
-def write_ptx(folder: Path) -> dict:
-    folder.mkdir(parents=True, exist_ok=True)
-    paths = {}
-    for form in FORMS:
-        paths[form] = folder / f"trip_phase_{form}.ptx"
-        paths[form].write_text(patch((HERE / "kernels" / f"timing_{form}.ptx").read_text()))
-    return paths
+def write(folder: Path) -> dict:
+    return write_ptx(folder, patch, "trip_phase")
 
 
 def device(out: Path) -> None:
-    import cupy as cp
     import numpy as np
-    sys.path.insert(0, str(REPO))
-    from warpsim import tracefile
-    paths = write_ptx(out / "ptx")
     rows = []
-    for form in FORMS:
-        inp = tracefile.read_trace(REPO / "traces" / "h100" / "timing" / f"{form}.npz").arrays["input"]
-        mod, d_in = cp.RawModule(path=str(paths[form])), cp.asarray(inp)
-        for ilp in (1, 4):
-            fn = mod.get_function(f"{form}_ilp{ilp}")
-            for w in WARPS:
-                for rep in range(LAUNCHES):
-                    d_s, d_e, d_sm = cp.zeros(16, cp.uint64), cp.zeros(16, cp.uint64), cp.zeros(16, cp.uint32)
-                    d_sink = cp.zeros((32 * 16 * 16 + 16 * REPS * 8) // 4, cp.uint32)
-                    fn((1,), (32 * w,), (d_in, d_s, d_e, d_sm, d_sink, np.int32(REPS)))
-                    cp.cuda.runtime.deviceSynchronize()
-                    at = 32 * w * 16 // 8
-                    trips = cp.asnumpy(d_sink).view(np.uint64)[at:at + w * REPS].reshape(w, REPS)
-                    rows.append({"form": form, "ilp": ilp, "warps": w, "repeat": rep,
-                                 "start": cp.asnumpy(d_s)[:w].tolist(), "trips": trips.tolist(),
-                                 "end": cp.asnumpy(d_e)[:w].tolist(), "smid": cp.asnumpy(d_sm)[:w].tolist()})
-            print(form, ilp, "done", flush=True)
-    doc = {"how": __doc__.strip().splitlines()[0] + " traces/capture/trip_phase.py --device, CuPy "
-                  f"{cp.__version__}, {cp.cuda.runtime.getDeviceProperties(0)['name'].decode()}, reps {REPS}",
-           "rows": rows}
-    write_atomic(out / "trip_phase.json", json.dumps(doc))
+    for row, sink in launches(write(out / "ptx"), WARPS, LAUNCHES, SINK_WORDS):
+        w, at = row["warps"], row["warps"] * 32 * 16 // 8
+        rows.append(dict(row, trips=sink.view(np.uint64)[at:at + w * REPS].reshape(w, REPS).tolist()))
+    write_atomic(out / "trip_phase.json", json.dumps({"how": how(__doc__, "traces/capture/trip_phase.py --device"),
+                                                      "rows": rows}))
 
 
 def device_reps(out: Path) -> None:
     """The recorded kernels unchanged, launched with every loop count from 1 to REPS: each warp's end clock
     after n trips (the same launch conditions every time), so the pair's offset trip by trip without a
     change to the loop's code."""
-    import cupy as cp
-    import numpy as np
-    sys.path.insert(0, str(REPO))
-    from warpsim import tracefile
-    rows = []
-    for form in FORMS:
-        inp = tracefile.read_trace(REPO / "traces" / "h100" / "timing" / f"{form}.npz").arrays["input"]
-        mod, d_in = cp.RawModule(path=str(HERE / "kernels" / f"timing_{form}.ptx")), cp.asarray(inp)
-        for ilp in (1, 4):
-            fn = mod.get_function(f"{form}_ilp{ilp}")
-            for w in (5, 8):
-                for reps in range(1, REPS + 1):
-                    for rep in range(2):
-                        d_s, d_e, d_sm = cp.zeros(16, cp.uint64), cp.zeros(16, cp.uint64), cp.zeros(16, cp.uint32)
-                        d_sink = cp.zeros(16 * 32 * 16, cp.uint32)
-                        fn((1,), (32 * w,), (d_in, d_s, d_e, d_sm, d_sink, np.int32(reps)))
-                        cp.cuda.runtime.deviceSynchronize()
-                        rows.append({"form": form, "ilp": ilp, "warps": w, "reps": reps, "repeat": rep,
-                                     "start": cp.asnumpy(d_s)[:w].tolist(), "end": cp.asnumpy(d_e)[:w].tolist(),
-                                     "smid": cp.asnumpy(d_sm)[:w].tolist()})
-            print(form, ilp, "done", flush=True)
-    doc = {"how": "the recorded s4 timing kernels (unchanged) with every loop count 1-32, 5 and 8 warps, two "
-                  "launches each in turn: traces/capture/trip_phase.py --reps, CuPy "
-                  f"{cp.__version__}, {cp.cuda.runtime.getDeviceProperties(0)['name'].decode()}",
-           "rows": rows}
+    paths = {form: HERE / "kernels" / f"timing_{form}.ptx" for form in FORMS}
+    rows = [row for row, _sink in launches(paths, (5, 8), 2, 16 * 32 * 16, range(1, REPS + 1))]
+    doc = {"how": how("the recorded s4 timing kernels (unchanged) with every loop count 1-32, 5 and 8 warps, two "
+                      "launches each in turn:", "traces/capture/trip_phase.py --reps"), "rows": rows}
     write_atomic(out / "trip_phase_reps.json", json.dumps(doc))
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    g = ap.add_mutually_exclusive_group(required=True)
-    g.add_argument("--device", type=Path, metavar="OUT")
-    g.add_argument("--ptx-only", type=Path, metavar="DIR")
-    g.add_argument("--reps", type=Path, metavar="OUT", help="the recorded kernels with loop counts 1-32")
-    args = ap.parse_args(argv)
-    if args.reps:
-        device_reps(args.reps)
-    elif args.ptx_only:
-        for form, p in write_ptx(args.ptx_only).items():
-            print(form, p)
-    else:
-        device(args.device)
-    return 0
+    return cli(argv, __doc__, device, write,
+               ("--reps", "the recorded kernels with loop counts 1-32", device_reps))
 
 
 if __name__ == "__main__":
