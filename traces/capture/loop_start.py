@@ -31,13 +31,18 @@ WARPS = (1, 2, 4, 5, 6, 7, 8, 9, 10, 12)
 REPS = 32
 
 
+def kernels(ptx: str) -> tuple:
+    """A timing module's header and, per kernel, (its name, the register of its start clock, its text)."""
+    parts = re.split(r"(?=\n\t// \.globl)", ptx)
+    return parts[0], [(re.search(r"\.entry (\w+)\(", body).group(1),
+                       re.search(r"mov\.u64 (%rd\d+), %clock64;", body).group(1), body) for body in parts[1:]]
+
+
 def patch(ptx: str) -> str:
     """Every kernel of a timing module with the loop-start clock added after its start clock."""
-    parts = re.split(r"(?=\n\t// \.globl)", ptx)
-    out = [parts[0]]
-    for body in parts[1:]:
-        name = re.search(r"\.entry (\w+)\(", body).group(1)
-        clk = re.search(r"mov\.u64 (%rd\d+), %clock64;", body).group(1)
+    head, bodies = kernels(ptx)
+    out = [head]
+    for name, clk, body in bodies:
         pre, rest = body.split(f"mov.u64 {clk}, %clock64;", 1)
         regs = re.findall(r"ld\.global\.u32 \t(%r\d+),", pre)
         if not regs:

@@ -23,7 +23,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from loop_start import FORMS, cli, how, launches, write_ptx  # noqa: E402,F401
+from loop_start import FORMS, cli, how, kernels, launches, write_ptx  # noqa: E402
 from trips import write_atomic  # noqa: E402
 WARPS = (1, 4, 5, 6, 8, 9)
 REPS = 32
@@ -34,11 +34,9 @@ SINK_WORDS = (32 * 16 * 16 + 16 * REPS * 8) // 4
 
 def patch(ptx: str) -> str:
     """Every kernel of a timing module with a clock read stored at the end of each loop trip."""
-    parts = re.split(r"(?=\n\t// \.globl)", ptx)
-    out = [parts[0]]
-    for body in parts[1:]:
-        name = re.search(r"\.entry (\w+)\(", body).group(1)
-        clk = re.search(r"mov\.u64 (%rd\d+), %clock64;", body).group(1)
+    head, bodies = kernels(ptx)
+    out = [head]
+    for name, clk, body in bodies:
         loop = re.search(r"\n(\tadd\.s32 \t(%r\d+), \2, 1;\n\tsetp\.lt\.s32 \t%p\d+, \2, %r\d+;\n\t@%p\d+ bra \t"
                          r"\$L__BB\d+_2;)", body)
         if not loop:
