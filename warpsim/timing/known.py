@@ -36,7 +36,7 @@ CAUSES = {
     "icache": Cause("two warps on a sub-partition run in one of two modes, set by the code the launch before "
                     "left in the SM's instruction caches; the replay sits between them",
                     "s4-two-warps-on-a-sub-partition-two-modes"),
-    "pairs": Cause("two warps on a sub-partition: the H100's lock 118-1,137 cycles apart from the first trip on "
+    "pairs": Cause("two warps on a sub-partition: the H100's pairs lock 118-1,137 cycles apart from the first trip on "
                    "(1.55-1.64x one warp's time; the split follows the launch before), the replay's greedy issue "
                    "locks them at 1.67x; the measured yield rule started that far apart gives 1.55-1.62x",
                    "the-recorded-s4-pairs-lock-where-the-yield-rule-says"),
