@@ -1029,6 +1029,8 @@ def test_fetch_does_not_limit_the_fp8_loops():
     ("stall_reasons", "load", "other.json", '{"rows": []}', r"other\.json: not an stall_reasons file"),
     ("stall_reasons", "rate_probes", "other.json", '{"rows": []}', r"other\.json: not an l1_rate_stalls file"),
     ("pair_modes", "fp8_launches", "other.json", '{"rows": []}', r"other\.json: not an fp8_pairs file"),
+    ("trip_phase", "load", "other.json", '{"rows": []}', r"other\.json: not an trip_phase file \(no 'rows' and 'sass'\)"),
+    ("trip_phase", "load_reps", "other.json", '{"runs": []}', r"other\.json: not an trip_phase_reps file"),
 ])
 def test_measurement_file_errors_name_the_file(tmp_path, module, load, name, text, message):
     """A damaged or wrong H100 measurement file is named with what is wrong, not a KeyError or a bare JSON
