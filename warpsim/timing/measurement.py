@@ -13,7 +13,7 @@ def load(path: str, kind: str, keys: tuple) -> dict:
         except json.JSONDecodeError as err:
             raise ValueError(f"{path}: not JSON ({err})") from None
     if not isinstance(doc, dict) or any(k not in doc for k in keys):
-        raise ValueError(f"{path}: not an {kind} file (no {' and '.join(repr(k) for k in keys)})")
+        raise ValueError(f"{path}: not the {kind} measurement (no {' and '.join(repr(k) for k in keys)})")
     return doc
 
 
