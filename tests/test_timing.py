@@ -1144,6 +1144,14 @@ def test_recorded_s4_pairs_lock_at_offsets_the_yield_rule_follows():
     assert abs(got[-118]) < 0.01 and max(got.values()) < 0.04, got
     greedy = trip_phase.lock_replay("dense_s4_k64_ilp4", 0, yield_switch=False)
     assert all(greedy / pair - 1 > 0.05 for off, _n, pair in dense4 if off in (-118, -346, -1137))
+    # the same sweep storing %warpid: launches in turn alternate between two slot assignments, pairs on one
+    # sub-partition either way (slot mod 4), and dense_s4_k64 ILP 4 with 5 warps is never in phase under either
+    slots = trip_phase.load_reps(trip_phase.REPS.replace("_reps", "_warpid"))["rows"]
+    five = [tuple(r["warpid"]) for r in slots if r["warps"] == 5]
+    assert set(five) == {(1, 2, 3, 0, 5), (3, 0, 1, 2, 7)} and all(a != b for a, b in zip(five, five[1:]))
+    dense = [r["end"][4] - r["end"][0] for r in slots if r["form"] == "dense_s4_k64" and r["ilp"] == 4
+             and r["warps"] == 5]
+    assert min(abs(x) for x in dense) >= 100
 
 def test_miss_spread_draws_each_lines_latency_from_the_h100s():
     """``l1["miss_spread"]`` (a seed; off in the table): each line's misses take the table's miss latency plus

@@ -4,6 +4,7 @@
     python traces/capture/trip_phase.py --device OUT      # on the GPU (CuPy): OUT/trip_phase.json
     python traces/capture/trip_phase.py --ptx-only DIR    # the patched kernels only (no GPU)
     python traces/capture/trip_phase.py --reps OUT        # the recorded kernels, loop counts 1-32: OUT/trip_phase_reps.json
+    python traces/capture/trip_phase.py --warpid OUT      # the same storing %warpid for %smid: OUT/trip_phase_warpid.json
 
 Two warps of an s4 loop on one sub-partition (warps w and w + 4) run it in one of the phase modes that
 ``warpsim.timing.pair_modes`` describes; the timing traces hold only each warp's start and end clocks, so how
@@ -82,7 +83,28 @@ def device_reps(out: Path) -> None:
     write_atomic(out / "trip_phase_reps.json", json.dumps(doc))
 
 
+def warpid(ptx: str) -> str:
+    """A timing module whose kernels store ``%warpid`` (the warp's slot on its SM) where they stored ``%smid``."""
+    if "%smid;" not in ptx:
+        raise ValueError("no %smid read to replace")
+    return ptx.replace("%smid;", "%warpid;")
+
+
+def device_warpid(out: Path) -> None:
+    """The recorded kernels with %warpid stored in place of %smid (the same SASS but for the S2R's special
+    register), launched as ``--reps``: which warp slots a launch's warps get, beside where its pairs lock."""
+    rows = [dict(row, warpid=row.pop("smid")) for row, _sink in
+            launches(write_ptx(out / "ptx", warpid, "warpid"), (5, 8), 2, 16 * 32 * 16, range(1, REPS + 1))]
+    doc = {"how": how("the recorded s4 timing kernels storing %warpid for %smid, every loop count 1-32, 5 and 8 "
+                      "warps, two launches each in turn:", "traces/capture/trip_phase.py --warpid"), "rows": rows}
+    write_atomic(out / "trip_phase_warpid.json", json.dumps(doc))
+
+
 def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["--warpid"] and len(argv) == 2:
+        device_warpid(Path(argv[1]))
+        return 0
     return cli(argv, __doc__, device, write,
                ("--reps", "the recorded kernels with loop counts 1-32", device_reps))
 
