@@ -1153,6 +1153,25 @@ def test_recorded_s4_pairs_lock_at_offsets_the_yield_rule_follows():
              and r["warps"] == 5]
     assert min(abs(x) for x in dense) >= 100
 
+def test_the_yield_rule_shares_the_store_port_as_the_h100_does():
+    """The yield rule (trip_phase.YIELD, as sched_probe measured) beside the table's greedy issue on two probes:
+    warps streaming local stores share the SM's store port evenly on the H100 (l1_rate.json: their rates sum to
+    the port's 0.25 lines a cycle with 8-16 warps), and so they do under the yield rule, where greedy lets a warp
+    keep its turn for whole trips (0.32-0.40); the chase with four stores a step takes the H100's 128 and 241
+    cycles a step with 8 and 16 warps, the yield rule 128 and 256, greedy 109 and 180."""
+    from warpsim.timing import chain_latency, l1_rate, trip_phase
+    hw, greedy, yld = l1_rate.measured(), l1_rate.replay(ops=("stl",)), l1_rate.replay(ops=("stl",), **trip_phase.YIELD)
+    for w in (8, 12, 16):
+        assert abs(yld[("stl", "spread", w)] - hw[("stl", "spread", w)]) < 0.02
+        assert greedy[("stl", "spread", w)] > hw[("stl", "spread", w)] + 0.05
+    doc = chain_latency.load()
+    hw = chain_latency.measured(doc)
+    greedy = chain_latency.replay(doc, ["ldl_stl4"])
+    yld = chain_latency.replay(doc, ["ldl_stl4"], **trip_phase.YIELD)
+    for w in (8, 16):
+        k = ("ldl_stl4", w)
+        assert abs(yld[k] / hw[k] - 1) < 0.07 and greedy[k] / hw[k] - 1 < -0.14, (w, hw[k], yld[k], greedy[k])
+
 def test_miss_spread_draws_each_lines_latency_from_the_h100s():
     """``l1["miss_spread"]`` (a seed; off in the table): each line's misses take the table's miss latency plus
     its own draw from the spread of the H100's lone misses (l1_fill.json's chase: 259-324 cycles, median 300).

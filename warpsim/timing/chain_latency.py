@@ -55,14 +55,15 @@ def measured(doc: dict | None = None) -> dict:
     return {k: float(np.median(v)) for k, v in got.items()}
 
 
-def replay(doc: dict | None = None, **options) -> dict:
-    """The keys of :func:`measured` from ``sass_sim`` running each kernel's loop (its SASS as the H100 ran it)
-    under the table's ``emulated["sass"]`` entry with ``options`` (an ``l1`` dict updates the L1's)."""
+def replay(doc: dict | None = None, names=None, **options) -> dict:
+    """The keys of :func:`measured` (of the kernels ``names``, all unless given) from ``sass_sim`` running each
+    kernel's loop (its SASS as the H100 ran it) under the table's ``emulated["sass"]`` entry with ``options`` (an
+    ``l1`` dict updates the L1's)."""
     from warpsim.timing.params_sm90 import TABLE
     doc = doc or load()
     cfg = sass_sim.probe_cfg(**options)
     out = {}
-    for k in kernels(doc):
+    for k in names or kernels(doc):
         body = doc["loops"][f"chain_{k}"]["body"]
         steps = steps_in(k, body)
         loop = sass_sim.Loop(body, cfg, TABLE["tensor"])

@@ -54,14 +54,14 @@ def _population(placement: str, warps: int) -> tuple:
     return (warps, 0, 0, 0) if placement == "sp0" else sass_sim.population(warps)
 
 
-def replay(doc: dict | None = None, **options) -> dict:
-    """The same keys as :func:`measured`, from ``sass_sim`` running each kernel's loop under the table's
-    ``emulated["sass"]`` entry with ``options`` (an ``l1`` dict updates the L1's)."""
+def replay(doc: dict | None = None, ops=OPS, **options) -> dict:
+    """The same keys as :func:`measured` (of ``ops``), from ``sass_sim`` running each kernel's loop under the
+    table's ``emulated["sass"]`` entry with ``options`` (an ``l1`` dict updates the L1's)."""
     from warpsim.timing.params_sm90 import TABLE
     doc = doc or load()
     cfg = sass_sim.probe_cfg(**options)
     out = {}
-    for op in OPS:
+    for op in ops:
         body = doc["loops"][f"rate_{op}"]["body"]
         accesses = sum(1 for x in body if x.split()[0] in ("LDL", "STL", "SHFL"))
         loop = sass_sim.Loop(body, cfg, TABLE["tensor"])
