@@ -1172,6 +1172,26 @@ def test_the_yield_rule_shares_the_store_port_as_the_h100_does():
         k = ("ldl_stl4", w)
         assert abs(yld[k] / hw[k] - 1) < 0.07 and greedy[k] / hw[k] - 1 < -0.14, (w, hw[k], yld[k], greedy[k])
 
+def test_yield_order_lru_with_three_warps_a_sub_partition():
+    """Under the yield rule, who goes after a yield matters once three warps share a sub-partition: the one that
+    issued least recently (``yield_order`` "lru") runs four s4 loops with 3 warps a sub-partition within 3.5 % of
+    the H100's ratio to one warp each (12 warps over 4, from the timing traces), the next in turn 3-6 % long in
+    three of them; with two warps the two orders are the same."""
+    from warpsim import replay_timing, tracefile
+    from warpsim.timing import sass_sim
+    for kernel in ("dense_s4_k64_ilp1", "sp_s4_k64_ilp4", "sp_s4_k128_ilp1", "sp_s4_k128_ilp4"):
+        tr = tracefile.read_trace(f"traces/h100/timing/{kernel.rsplit('_', 1)[0]}.npz")
+        ilp = int(kernel[-1])
+        hw = replay_timing.measured(tr, ilp, 12, 32) / replay_timing.measured(tr, ilp, 4, 32)
+        got = {}
+        for order in ("lru", "turn"):
+            lp = sass_sim.table_loop(kernel, yield_switch=True, hold=1, yield_order=order)
+            got[order] = lp.later((3, 3, 3, 3)) / lp.later((1, 1, 1, 1)) / hw - 1
+            got[order + "2"] = lp.later((2, 0, 0, 0))
+        assert abs(got["lru"]) < 0.035 and got["lru2"] == got["turn2"], (kernel, got)
+        if kernel != "sp_s4_k128_ilp1":
+            assert got["turn"] > 0.03, (kernel, got)
+
 def test_miss_spread_draws_each_lines_latency_from_the_h100s():
     """``l1["miss_spread"]`` (a seed; off in the table): each line's misses take the table's miss latency plus
     its own draw from the spread of the H100's lone misses (l1_fill.json's chase: 259-324 cycles, median 300).

@@ -58,7 +58,8 @@ cycle by cycle, with the table's ``emulated["sass"]`` entry:
   the seed picks which lines are slow, as a launch's placement might). ``Loop.l1_counts`` gives the loads,
   stores and misses the replay's L1 saw (``warpsim.timing.l1_counters`` sets them beside the H100's counters).
   ``yield_switch`` (in the table's ``emulated["sass"]``, off): after an instruction with the yield flag the
-  next warp in turn goes first. With ``hold`` 1 that is what the H100 does (``sched_probe``,
+  next warp in turn goes first (``yield_order`` "lru": the warp of the sub-partition that issued least recently;
+  the same for two warps, and closer to the H100 with three or four, ``traces/h100/TIMING_FINDINGS.md``). With ``hold`` 1 that is what the H100 does (``sched_probe``,
   ``traces/h100/sched_probe.json``: two warps on one sub-partition, yield flags as ptxas set them or patched),
   but with it the recorded emulated loops fit worse (README, Timing). ``stagger`` (cycles, 0): the k-th warp of
   a sub-partition starts the loop k x ``stagger`` cycles after the first; with ``yield_switch`` it picks the
@@ -100,6 +101,9 @@ POLICIES = {"lru": 0, "random": 1, "bip": 2, "srrip": 3, "plru": 4, "lip": 5, "b
 #: other sets insert as BIP while it is at least half of ``DIP_MAX`` (the selector lives in ``stamp[sets, 0]``)
 DIP_LEADER, DIP_MAX = 32, 1024
 HASHES = {"fold": 0, "mix": 1, "mod": 2}
+#: who goes after a yield (``yield_order``): the next warp in turn, or the one of the sub-partition that issued
+#: least recently (the same for two warps)
+YIELD_ORDERS = {"turn": 1, "lru": 2}
 #: what a warp does in a cycle (``Loop.stalls``), named as Nsight Compute's warp states
 #: (``smsp__warps_issue_stalled_<reason>``, ``traces/h100/stall_reasons.json``): it issues (``selected``); it
 #: could, but another warp does (``not_selected``) or keeps the sub-partition (``dispatch_stall``); it waits
@@ -266,7 +270,8 @@ def _issue(a, c, sp_of, first, stop, start, want, frame_lines, lines, log=None, 
                 a["line"], a["nlines"], a["yld"], sp_of, first, stop, start, want, frame_lines,
                 max(int(lines * float(l1.get("local", 1.0))) // int(l1["ways"]), 1), int(l1["ways"]),
                 int(l1["hit"]), int(l1["miss"]), int(l1["line_ii"]), int(l1["fill_ii"]), int(c["mio_ii"]),
-                int(c["hold"]), bool(c.get("yield_switch", False)), POLICIES[l1.get("policy", "lru")],
+                int(c["hold"]), YIELD_ORDERS[c.get("yield_order", "turn")] if c.get("yield_switch") else 0,
+                POLICIES[l1.get("policy", "lru")],
                 HASHES[l1.get("hash", "fold")], l1.get("store_miss", "fetch") == "validate",
                 LAST_USE[l1.get("last_use", "keep")], int(round(1000 * float(l1.get("last_use_share", 1.0)))),
                 int(l1.get("stale", 0)), bool(l1.get("in_order", False)), int(c.get("mio_warp_ii", 0)),
@@ -332,6 +337,7 @@ def _run(pipe, ii, stall, keep, wb, rb, wait, lat, mem, line, nlines, yld, sp_of
     nsp = sp_of.max() + 1
     pos = first.copy()
     nxt = start.copy()
+    issued_at = np.zeros(nw, np.int64)  # the cycle each warp issued last (``yield_order`` "lru")
     sb = np.zeros((nw, 8), np.int64)
     done = np.zeros(nw, np.int64)
     nlog = np.zeros(nw, np.int64)
@@ -468,8 +474,10 @@ def _run(pipe, ii, stall, keep, wb, rb, wait, lat, mem, line, nlines, yld, sp_of
             h = last[s]  # the greedy warp keeps its turn through waits no longer than ``hold``
             if h < 0 or h == w or done[h] >= want[h] or nxt[h] - t > hold or _waits(h, t, pos, wait, sb):
                 last[s] = w
-            if yield_switch and yld[i] == 1:  # the yield flag: the next warp in turn goes first
-                last[s] = _next_warp(w, s, sp_of, done, want)
+            issued_at[w] = t
+            if yield_switch and yld[i] == 1:  # the yield flag: the next warp in turn (or the least recent) goes first
+                last[s] = _next_warp(w, s, sp_of, done, want) if yield_switch == 1 else \
+                    _least_recent(w, s, sp_of, done, want, issued_at)
             if mhold[i] > 0:
                 free[s, HOLD_TO], free[s, HOLDER] = t + 1 + mhold[i], w
             if keep[i] > 0:
@@ -746,6 +754,16 @@ def _next_warp(w, s, sp_of, done, want):
         if sp_of[x] == s and done[x] < want[x]:
             return x
     return w
+
+
+@njit(cache=True)
+def _least_recent(w, s, sp_of, done, want, issued_at):
+    """The warp of sub-partition s other than w, with trips left, that issued least recently (w if none)."""
+    best = w
+    for x in range(sp_of.shape[0]):
+        if x != w and sp_of[x] == s and done[x] < want[x] and (best == w or issued_at[x] < issued_at[best]):
+            best = x
+    return best
 
 
 @njit(cache=True)
