@@ -22,6 +22,7 @@ import sys
 from collections import defaultdict
 
 import numpy as np
+
 from warpsim.timing import measurement
 
 HERE = os.path.dirname(os.path.abspath(__file__))

@@ -39,6 +39,7 @@ import os
 import sys
 
 import numpy as np
+
 from warpsim.timing import measurement
 
 HERE = os.path.dirname(os.path.abspath(__file__))

@@ -71,6 +71,8 @@ cycle by cycle, with the table's ``emulated["sass"]`` entry:
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 from numba import njit
 
@@ -198,22 +200,35 @@ class Loop:
             self._simulate(population, account=True)
         return self._stalls[population]
 
-    def _simulate(self, population, account=False):
-        """One run of ``population``: its trip cycles and L1 counts, and with ``account`` its warps' states,
-        into the caches of :meth:`cycles`, :meth:`l1_counts` and :meth:`stalls`."""
+    def trip_ends(self, population: tuple, trips: int) -> np.ndarray:
+        """Each warp's trip-end cycles (``[warp, trip]``, the warps in CTA order: warp id mod 4 the sub-partition)
+        with ``population`` warps of the loop running ``trips`` trips, every trip run."""
+        return self._run(population, trips, settle=False)[2]
+
+    def _run(self, population, trips, settle=True, counts=None, stalls=None):
+        """``(sp_of, start, ends)`` of one run of ``population`` (each warp's sub-partition and start cycle, the
+        warps in CTA order, and ``_issue``'s trip ends)."""
         order = [(s, k) for k in range(max(population)) for s in range(len(population)) if population[s] > k]
         sp_of = np.array([s for s, _ in order], np.int64)
         start = np.array([k for _, k in order], np.int64) * int(self.cfg.get("stagger", 0))
-        c, a, l1 = self.cfg, self.arrays, self.cfg["l1"]
+        c, a, l1 = self.cfg if settle else dict(self.cfg, settle=False), self.arrays, self.cfg["l1"]
         lines = int(l1["lines"])
         if l1.get("wide") and sum(population) > int(l1["wide"]["warps"]):  # a wider CTA: the driver's carveout
             lines = int(l1["wide"]["lines"])  # leaves a larger L1 (traces/h100/l1_probe.json)
-        trips = max(int(c["trips"]), -(-int(c.get("instructions", 0)) // len(a["pipe"])), 2)
         nw = len(sp_of)
-        counts = np.zeros((2, 4), np.int64)
-        stalls = np.zeros((2, nw, len(STALLS)) if account else (0, 0, 0), np.int64)
         ends = _issue(a, c, sp_of, np.zeros(nw, np.int64), np.full(nw, len(a["pipe"]), np.int64),
                       start, np.full(nw, trips, np.int64), self.frame_lines, lines, counts=counts, stalls=stalls)
+        return sp_of, start, ends
+
+    def _simulate(self, population, account=False):
+        """One run of ``population``: its trip cycles and L1 counts, and with ``account`` its warps' states,
+        into the caches of :meth:`cycles`, :meth:`l1_counts` and :meth:`stalls`."""
+        c, a = self.cfg, self.arrays
+        trips = max(int(c["trips"]), -(-int(c.get("instructions", 0)) // len(a["pipe"])), 2)
+        nw = sum(population)
+        counts = np.zeros((2, 4), np.int64)
+        stalls = np.zeros((2, nw, len(STALLS)) if account else (0, 0, 0), np.int64)
+        sp_of, start, ends = self._run(population, trips, counts=counts, stalls=stalls)
         if account:
             self._stalls[population] = (stalls[0].sum(axis=0).astype(float), stalls[1].sum(axis=0) / (trips - 1))
         first = (ends[:, 0] - start).astype(float)
@@ -288,8 +303,12 @@ def _issue(a, c, sp_of, first, stop, start, want, frame_lines, lines, log=None, 
 def _miss_spread(l1: dict) -> np.ndarray:
     """The spread of the miss latency about ``l1["miss"]`` a line draws from (``l1["miss_spread"]``: the
     H100's, ``l1_fill.chase_spread``), or none."""
-    if not l1.get("miss_spread"):
-        return np.zeros(0, np.int64)
+    return _h100_miss_spread() if l1.get("miss_spread") else np.zeros(0, np.int64)
+
+
+@lru_cache(maxsize=1)
+def _h100_miss_spread() -> np.ndarray:
+    """``l1_fill.chase_spread()`` of the file on record, read once (every run with a spread takes it)."""
     from warpsim.timing import l1_fill
     return l1_fill.chase_spread()
 

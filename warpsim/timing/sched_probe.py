@@ -35,6 +35,7 @@ import os
 import sys
 
 import numpy as np
+
 from warpsim.timing import measurement
 
 PATH = os.path.join(os.path.dirname(__file__), "..", "..", "traces", "h100", "sched_probe.json")

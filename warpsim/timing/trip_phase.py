@@ -96,26 +96,11 @@ def replay(doc: dict | None = None, warps=WARPS, **options) -> dict:
         for w in warps:
             got = {"trip": lp.later(sass_sim.population(w))}
             if w >= 5:
-                ends = _ends(lp, sass_sim.population(w), reps)
+                ends = lp.trip_ends(sass_sim.population(w), reps)
                 got["pair"] = float(np.diff(ends[[0, 4]], axis=1)[:, 1:].mean()) / one
                 got["offsets"] = [(ends[4] - ends[0]).tolist()]
             out[(k, w)] = got
     return out
-
-
-def _ends(lp: sass_sim.Loop, population: tuple, reps: int) -> np.ndarray:
-    """Each warp's trip ends (``[warp, trip]``, warps in CTA order) with ``population`` warps of ``lp``."""
-    order = [(s, k) for k in range(max(population)) for s in range(len(population)) if population[s] > k]
-    sp_of = np.array([s for s, _ in order], np.int64)
-    nw, a = len(sp_of), lp.arrays
-    return sass_sim._issue(a, dict(lp.cfg, settle=False), sp_of, np.zeros(nw, np.int64),
-                           np.full(nw, len(a["pipe"]), np.int64), np.zeros(nw, np.int64),
-                           np.full(nw, reps, np.int64), lp.frame_lines, int(lp.cfg["l1"]["lines"]))
-
-
-def spread(offsets: list) -> int:
-    """How far a pair's trip-end offset moves over the trips (the largest of the launches)."""
-    return max(max(o) - min(o) for o in offsets)
 
 
 def load_reps(path: str = REPS) -> dict:
