@@ -72,6 +72,12 @@ FILES = {MAIN: ("stall_reasons.json",
 #: part launches it: (form, ilp, warps, reset before)
 SOURCE = (("sp_e4m3_k64_f32", 1, 4, True), ("sp_e4m3_k64_f32", 1, 8, True), ("sp_e4m3_k64_f32", 1, 16, True),
           ("dense_s4_k64", 4, 4, False), ("dense_s4_k64", 4, 8, False), ("sp_s4_k64", 1, 8, False))
+#: ``--device-source --long``: the same samples over many trips, enough for each instruction of a loop
+#: (form, ilp, warps, reset before, trips): one warp against one and two a sub-partition
+SOURCE_LONG = (("sp_e4m3_k64_f32", 1, 1, True, 2048), ("sp_e4m3_k64_f32", 1, 4, True, 2048),
+               ("sp_e4m3_k64_f32", 1, 8, True, 2048), ("sp_e4m3_k64_f32", 4, 1, True, 256),
+               ("sp_e4m3_k64_f32", 4, 5, True, 256), ("dense_e4m3_k32_f32", 1, 1, False, 2048),
+               ("dense_s4_k64", 4, 1, False, 256), ("dense_s4_k64", 4, 8, False, 256))
 REPS = 32
 REPEATS = 2
 #: counters besides the stall reasons: (base name, roll-up); kept if the installed ncu lists them
@@ -92,6 +98,8 @@ def schedule(part: str) -> list:
     :data:`SOURCE` twice, the second one profiled)."""
     if part == "source":
         return [(f, ilp, w, r, reset) for f, ilp, w, reset in SOURCE for r in range(REPEATS)]
+    if part == "source_long":
+        return [(f, ilp, w, r, reset, reps) for f, ilp, w, reset, reps in SOURCE_LONG for r in range(REPEATS)]
     return [(f, ilp, w, r, reset) for f, ilp, reset in PARTS[part] for w in PART_WARPS.get(part, WARPS)
             for r in range(REPEATS)]
 
@@ -116,16 +124,16 @@ class Recorded:
                                cp.zeros(16 * 32 * ncols, cp.uint32))
         return self.mods[form]
 
-    def launch(self, form: str, ilp: int, warps: int, before=None) -> dict:
-        """``<form>_ilp<ilp>`` launched once, right after ``before()`` if given (once its clock buffers are
-        zeroed): ``{"start": [...], "end": [...]}``, the clocks of its warps."""
+    def launch(self, form: str, ilp: int, warps: int, before=None, reps: int = REPS) -> dict:
+        """``<form>_ilp<ilp>`` launched once for ``reps`` trips, right after ``before()`` if given (once its clock
+        buffers are zeroed): ``{"start": [...], "end": [...]}``, the clocks of its warps."""
         cp = self.cp
         mod, inp, sink = self.module(form)
         self.start.fill(0), self.end.fill(0)
         if before:
             before()
         mod.get_function(f"{form}_ilp{ilp}")((1,), (32 * warps,), (inp, self.start, self.end, self.smid, sink,
-                                                                     np.int32(REPS)))
+                                                                     np.int32(reps)))
         cp.cuda.runtime.deviceSynchronize()
         return {"start": cp.asnumpy(self.start)[:warps].astype(np.int64).tolist(),
                 "end": cp.asnumpy(self.end)[:warps].astype(np.int64).tolist()}
@@ -137,10 +145,11 @@ def run(part: str, out: Path) -> None:
     import cupy as cp
     from capture import l1_resetter
     kernels, reset, launches = Recorded(cp), l1_resetter(cp), []
-    for form, ilp, w, repeat, before in schedule(part):
-        clocks = kernels.launch(form, ilp, w, reset if before else None)
+    for form, ilp, w, repeat, before, *reps in schedule(part):
+        reps = reps[0] if reps else REPS
+        clocks = kernels.launch(form, ilp, w, reset if before else None, reps)
         cyc = [e - s for s, e in zip(clocks["start"], clocks["end"])]
-        launches.append({"form": form, "ilp": ilp, "warps": w, "reps": REPS, "repeat": repeat,
+        launches.append({"form": form, "ilp": ilp, "warps": w, "reps": reps, "repeat": repeat,
                          "reset": before, "cycles": cyc})
     k = len(list(out.glob(f"launches_{part}_*.json")))
     (out / f"launches_{part}_{k}.json").write_text(json.dumps(launches))
@@ -177,23 +186,24 @@ def device(out: Path, parts=MAIN) -> int:
     return rc
 
 
-def device_source(out: Path) -> int:
-    """ncu's SourceCounters of both launches of each of :data:`SOURCE`: per SASS instruction the warp-state
-    samples by reason, ``out/source.csv`` (ncu's source page; the report in ``out/source.ncu-rep``)."""
+def device_source(out: Path, part: str = "source") -> int:
+    """ncu's SourceCounters of both launches of each of :data:`SOURCE` (``part`` source_long:
+    :data:`SOURCE_LONG`): per SASS instruction the warp-state samples by reason, ``out/<part>.csv`` (ncu's source
+    page; the report in ``out/<part>.ncu-rep``)."""
     out.mkdir(parents=True, exist_ok=True)
     ncu = os.environ.get("NCU") or "ncu"
-    rep = out / "source"
+    rep = out / part
     cmd = [ncu, "--replay-mode", "application", "--clock-control", "none", "--cache-control", "none",
-           "--kernel-name", "regex:^(sp_e|sp_s4|dense_s4)", "--section", "SourceCounters", "--section", "WarpStateStats", "--warp-sampling-interval", "0",
+           "--kernel-name", "regex:^(sp_e|sp_s4|dense_s4|dense_e)", "--section", "SourceCounters", "--section", "WarpStateStats", "--warp-sampling-interval", "0",
            "--import-source", "no", "-f", "-o", str(rep),
-           sys.executable, __file__, "--run", "source", str(out)]
+           sys.executable, __file__, "--run", part, str(out)]
     r = subprocess.run(cmd)
-    print(f"source: rc {r.returncode}", flush=True)
+    print(f"{part}: rc {r.returncode}", flush=True)
     page = subprocess.run([ncu, "-i", f"{rep}.ncu-rep", "--page", "source", "--csv", "--print-source", "sass"],
                           capture_output=True, text=True)
-    (out / "source.csv").write_text(page.stdout + page.stderr)
+    (out / f"{part}.csv").write_text(page.stdout + page.stderr)
     raw = subprocess.run([ncu, "-i", f"{rep}.ncu-rep", "--page", "raw", "--csv"], capture_output=True, text=True)
-    (out / "source_raw.csv").write_text(raw.stdout + raw.stderr)
+    (out / f"{part}_raw.csv").write_text(raw.stdout + raw.stderr)
     return r.returncode
 
 
@@ -272,6 +282,7 @@ def main(argv=None) -> int:
     g.add_argument("--json-rate", type=Path)
     ap.add_argument("--parts", default=",".join(MAIN), help="with --device and --json: fp8,s4 (stall_reasons.json) or "
                                                      "one (stall_reasons_one.json)")
+    ap.add_argument("--long", action="store_true", help="with --device-source: SOURCE_LONG's launches, many trips")
     a = ap.parse_args(argv)
     parts = tuple(a.parts.split(","))
     if parts not in FILES:
@@ -282,7 +293,7 @@ def main(argv=None) -> int:
     if a.device:
         return device(a.device, parts)
     if a.device_source:
-        return device_source(a.device_source)
+        return device_source(a.device_source, "source_long" if a.long else "source")
     if a.json_rate:
         return summarise_rate(a.json_rate)
     return summarise(a.json, parts)
