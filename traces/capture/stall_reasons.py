@@ -8,6 +8,8 @@ each warp spends stalled, by reason) of the recorded timing kernels themselves, 
     python traces/capture/stall_reasons.py --device OUT --parts one   # sparse fp8 ILP 1-8, one warp ...
     python traces/capture/stall_reasons.py --json OUT --parts one     # ... to traces/h100/stall_reasons_one.json
     python traces/capture/stall_reasons.py --json-rate OUT  # here: traces/h100/l1_rate_stalls.json from OUT
+    python traces/capture/stall_reasons.py --device-source OUT --long   # on the GPU: per-instruction samples
+    python traces/capture/stall_reasons.py --json-source OUT  # here: traces/h100/stall_reasons_source.json
 
 ``--json-rate`` summarises the same counters of ``l1_rate.py``'s probes (local loads, stores, shuffles; 1-16
 warps spread or on one sub-partition), taken on the GPU by (2026-11-26, 27 s)::
@@ -33,6 +35,7 @@ state a cycle (``selected`` the cycles it issued).
 from __future__ import annotations
 
 import argparse
+import csv
 import json
 import os
 import re
@@ -246,6 +249,61 @@ def summarise(out: Path, parts=MAIN) -> int:
     return 0
 
 
+def summarise_source(out: Path) -> int:
+    """traces/h100/stall_reasons_source.json from ``--device-source OUT --long``: per entry of
+    :data:`SOURCE_LONG` the clocks of its two launches and, per SASS instruction of the kernel (address from
+    the kernel's start, text, times executed in one launch), the warp-state samples of both launches by reason (ncu takes
+    one warp of the SM every ``smsp__pcsamp_interval_cycles`` = 32 cycles: ``samples * 32 / trips`` is a warp's
+    cycles at that instruction in a trip). A RET's redirect is sampled at the address after the RET (an
+    instruction never executed): the samples there are kept as ncu gives them."""
+    passes = [json.loads(p.read_text()) for p in sorted(out.glob("launches_source_long_*.json"))]
+    want = schedule("source_long")
+    rows = list(csv.reader((out / "source_long.csv").open()))
+    heads = [i for i, r in enumerate(rows) if r and r[0] == "Kernel Name"] + [len(rows)]
+    if len(heads) - 1 != len(want):
+        raise SystemExit(f"{out}/source_long.csv: {len(heads) - 1} kernels, expected {len(want)}")
+    launches = []
+    for k, (a, b) in enumerate(zip(heads, heads[1:])):
+        form, ilp, w, repeat, reset, reps = want[k]
+        if rows[a][1] != f"{form}_ilp{ilp}":
+            raise SystemExit(f"source_long.csv kernel {k}: {rows[a][1]}, expected {form}_ilp{ilp}")
+        head = rows[a + 1]
+        reasons = [h for h in head if h.startswith("stall_") and "Not Issued" not in h]
+        code, base = [], None
+        for r in rows[a + 2:b]:
+            if len(r) != len(head):
+                continue
+            x = dict(zip(head, r))
+            addr = int(x["Address"], 16)
+            base = addr if base is None else base
+            code.append([addr - base, x["Source"].strip(), int(x["Instructions Executed"] or 0),
+                         {h[6:]: int(x[h]) for h in reasons if x[h] not in ("", "0")}])
+        cycles = [p[k]["cycles"] for p in passes]
+        if repeat == 0:
+            launches.append({"form": form, "ilp": ilp, "warps": w, "reset": reset, "reps": reps,
+                             "cycles": [cycles], "code": code})
+            continue
+        got = launches[-1]  # the same kernel again: its samples are added to the first launch's
+        if [c[:3] for c in got["code"]] != [c[:3] for c in code]:
+            raise SystemExit(f"source_long.csv kernel {k}: not the code of the launch before")
+        got["cycles"].append(cycles)
+        for c, more in zip(got["code"], code):
+            for h, n in more[3].items():
+                c[3][h] = c[3].get(h, 0) + n
+    doc = {"how": "Nsight Compute's SourceCounters (per-instruction warp-state sampling, one sample of one warp of "
+                  "the SM every 32 cycles; each kernel launched twice in a row, samples summed) of the recorded emulated timing kernels (the PTX and input of "
+                  "traces/h100/timing/<form>.npz), one CTA, many trips, on an H100 80GB HBM3, 2026-11-27: "
+                  "traces/capture/stall_reasons.py --device-source OUT --long (ncu --replay-mode application "
+                  "--cache-control none --clock-control none --warp-sampling-interval 0); code: [byte offset, SASS, "
+                  "times executed in one launch, {reason: samples of both}]; cycles: per launch, each warp's end - "
+                  "start clock in every application pass (the instrumented pass that counts executions runs slower).",
+           "launches": launches}
+    dest = REPO / "traces" / "h100" / "stall_reasons_source.json"
+    write_atomic(dest, json.dumps(doc, separators=(",", ":")) + "\n")
+    print(f"{dest}: {len(launches)} kernels")
+    return 0
+
+
 def summarise_rate(out: Path) -> int:
     """traces/h100/l1_rate_stalls.json: per launch of ``l1_rate.py --device`` (``OUT/l1_rate_raw.json``) its
     configuration and ncu's counters (``OUT/ncu_lr.csv``, one row per launch in launch order)."""
@@ -280,6 +338,7 @@ def main(argv=None) -> int:
     g.add_argument("--run", nargs=2, metavar=("PART", "OUT"))
     g.add_argument("--json", type=Path)
     g.add_argument("--json-rate", type=Path)
+    g.add_argument("--json-source", type=Path)
     ap.add_argument("--parts", default=",".join(MAIN), help="with --device and --json: fp8,s4 (stall_reasons.json) or "
                                                      "one (stall_reasons_one.json)")
     ap.add_argument("--long", action="store_true", help="with --device-source: SOURCE_LONG's launches, many trips")
@@ -296,6 +355,8 @@ def main(argv=None) -> int:
         return device_source(a.device_source, "source_long" if a.long else "source")
     if a.json_rate:
         return summarise_rate(a.json_rate)
+    if a.json_source:
+        return summarise_source(a.json_source)
     return summarise(a.json, parts)
 
 
