@@ -335,6 +335,13 @@ TABLE = {
             # cycles a CALL, RET or taken BRA adds to its stall count (the fetch redirect): CALL/RET fitted to
             # the 24 s4 kernels' 1-warp runs (8..64 calls a trip; reps 4 and 32: within 2.1 %, median 0.4 %),
             # BRA to the loop trips of T/dense_e4m3_k32_f32:ilp1..8 (stall counts 86..327, trips 90..334).
+            # Measured instruction by instruction since (traces/h100/stall_reasons_source.json,
+            # warpsim.timing.pc_samples): the H100's CALL costs under a cycle past its stall count and its RET
+            # ~37, the same sum split otherwise. With that split (CALL 1, RET 37) the replay times 6,368 of
+            # dense_s4_k64 ILP 4's 6,404 instructions within a cycle of the H100 (6,304 with these), but under
+            # the greedy issue below its pairs run longer (1.71x one warp, the H100 1.58x; the emulated table 267
+            # of 276 within 5 %, from 269); under the measured yield rule shorter (1.67x; 265, from 261). The
+            # fitted split stays while the table's issue rule is greedy (TIMING_FINDINGS.md, per instruction).
             "redirect": {"CALL": 20, "RET": 20, "BRA": 6},
             # local memory (the spills) through the SM's L1, as measured where it was measured:
             # - "lines" 1792 (224 KB), 4-way sets with the index XOR-folded: the carveout these launches get
