@@ -959,6 +959,22 @@ def test_l1_rate_mio_and_store_port():
     assert old[("stl", "spread", 16)] > 0.8 and old[("ldl", "sp0", 8)] < 0.3
 
 
+def test_l1_rate_a_store_holds_its_sub_partition():
+    """Mixed local loads and stores from warps on one sub-partition pass at 0.31-0.34 a cycle on the H100, as if
+    each store held the sub-partition's MIO for the store port's 4 cycles a line (16 x 4 + 16 x 2 cycles for a
+    trip's 32); spread over the sub-partitions they pass at the port's rate. The L1 option ``store_sp_ii`` (off in
+    the table) holds it 3 cycles a line: those runs then within 0.05 of the H100 (0.36-0.46 without), the spread
+    ones unchanged."""
+    from warpsim.timing import l1_rate
+    hw = l1_rate.measured()
+    off = {w: l1_rate.replay(ops=("ldst",), l1={"store_sp_ii": q}) for w, q in (("off", 0), ("on", 3))}
+    sp0 = [k for k in hw if k[0] == "ldst" and k[1] == "sp0" and k[2] >= 2]
+    assert max(abs(off["on"][k] - hw[k]) for k in sp0) <= 0.05
+    assert max(off["off"][k] - hw[k] for k in sp0) > 0.1
+    spread = [k for k in hw if k[0] == "ldst" and k[1] == "spread"]
+    assert max(abs(off["on"][k] - off["off"][k]) for k in spread) <= 0.02
+
+
 def test_ifetch_l0_and_sm_cache():
     """traces/h100/ifetch.json (straight-line FFMA loops of 4-262 KB, one instruction a cycle or one every 4):
     up to 25 KB a trip runs at the issue rate, 49-98 KB at ~2.2 cycles an instruction (an L0 of ~32 KB a

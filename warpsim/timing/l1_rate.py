@@ -18,6 +18,7 @@ of stores before it; the sub-partitions take turns at those SM-wide ports. :func
 SASS through it.
 
     python -m warpsim.timing.l1_rate            # the H100's rates beside the replay's
+    python -m warpsim.timing.l1_rate '{"l1": {"store_sp_ii": 4}}'   # ... under other table values
 """
 from __future__ import annotations
 
@@ -76,7 +77,7 @@ def main(argv=None) -> int:
     argv = measurement.arguments(argv, __doc__)
     if argv is None:
         return 0
-    hw, model = measured(), replay()
+    hw, model = measured(), replay(**measurement.options(next((a for a in argv if a.startswith("{")), "{}")))
     print("accesses a cycle, the warps' rates summed: H100 / sass_sim")
     print(f"{'op':5} {'placement':9} " + " ".join(f"{w:>11}" for w in (1, 2, 3, 4, 6, 8, 12, 16)))
     for op in OPS:

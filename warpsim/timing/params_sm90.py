@@ -389,6 +389,11 @@ TABLE = {
             # 9.3 % (ILP 4 with 3-7 warps 5.3-9.3 % short, with 10-15 5.7-6.6 % long), and 44 / 43 over the
             # kernels' 32 trips ("trips" below), max 6.8 % (TIMING_FINDINGS.md). The L1's other options
             # ("policy", "hash", "local", "last_use_share", "in_order", "fill_port") stay off: none helped.
+            # "store_sp_ii" (a store holding its sub-partition's MIO 3 cycles a line) is measured where the
+            # others were not (l1_rate.json: mixed loads and stores from one sub-partition pass at 0.31-0.34 a
+            # cycle, the replay 0.36-0.46 without it, 0.30-0.38 with it), but on the sparse fp8 table it moves
+            # the count only within the replay's own spread: with a miss of 296-310 cycles 81-92 of the 92
+            # configurations within 5 % with it, 88-92 without (TIMING_FINDINGS.md, instruction by instruction).
             "l1": {"lines": 1792, "ways": 4, "line_ii": 1, "hit": 29, "store_read": 13, "miss": 305, "fill_ii": 1,
                    "stale": 0, "store_ii": 4, "store_queue": 1024, "store_miss": "validate", "last_use": "evict_first",
                    "wide": {"warps": 15, "lines": 1920}},

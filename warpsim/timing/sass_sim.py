@@ -55,7 +55,9 @@ cycle by cycle, with the table's ``emulated["sass"]`` entry:
   instead of a fill port of its own: the H100's load misses and stores share the way to the L2,
   ``warpsim.timing.l1_fill``), ``miss_spread`` (a seed: each line's misses take ``miss`` plus its own draw
   from the spread the H100's lone misses showed, 259-324 cycles about a median of 300, ``l1_fill.chase_spread``;
-  the seed picks which lines are slow, as a launch's placement might). ``Loop.l1_counts`` gives the loads,
+  the seed picks which lines are slow, as a launch's placement might), ``store_sp_ii`` (a local store holds its
+  sub-partition's MIO that many cycles a line: mixed loads and stores from one sub-partition then pass at the
+  H100's ~0.33 a cycle, ``warpsim.timing.l1_rate``). ``Loop.l1_counts`` gives the loads,
   stores and misses the replay's L1 saw (``warpsim.timing.l1_counters`` sets them beside the H100's counters).
   ``yield_switch`` (in the table's ``emulated["sass"]``, off): after an instruction with the yield flag the
   next warp in turn goes first (``yield_order`` "lru": the warp of the sub-partition that issued least recently;
@@ -297,7 +299,7 @@ def _issue(a, c, sp_of, first, stop, start, want, frame_lines, lines, log=None, 
                 np.zeros((2, 4), np.int64) if counts is None else counts, a["redir"], a["mhold"],
                 np.zeros((0, 0, 0), np.int64) if stalls is None else stalls,
                 SETTLED if c.get("settle", True) else 0, int(l1.get("store_read", 2)), _miss_spread(l1),
-                int(l1.get("miss_spread", 0)))
+                int(l1.get("miss_spread", 0)), int(l1.get("store_sp_ii", 0)))
 
 
 def _miss_spread(l1: dict) -> np.ndarray:
@@ -347,7 +349,7 @@ def _run(pipe, ii, stall, keep, wb, rb, wait, lat, mem, line, nlines, yld, sp_of
          frame_lines, sets, ways, hit_lat, miss_lat, line_ii, fill_ii, mio_ii, hold, yield_switch, policy, hsh,
          validate, last_use, lu_permille, stale, in_order, mio_warp_ii, mio_sm_ii, store_ii, store_queue,
          fill_port, iline, known, fp, log, counts, redir, mhold, stalls, settled, store_read, spread,
-         seed):
+         seed, store_sp_ii):
     """Cycle of the end of every trip of every warp (``ends[warp, trip]``); the issue cycles of each warp's
     first ``log.shape[1]`` instructions go to ``log``; ``counts[trip > 0]`` gets the local lines loaded, the
     loads that missed, the lines stored and the stores that missed (:data:`COUNTS`); ``stalls[trip > 0, w]``
@@ -439,6 +441,8 @@ def _run(pipe, ii, stall, keep, wb, rb, wait, lat, mem, line, nlines, yld, sp_of
                 p = FMAH
             if p == MIO:
                 free[s, MIO] = t + mio_ii
+                if mem[i] == LOCAL_STORE and store_sp_ii * nlines[i] > mio_ii:  # a store holds its
+                    free[s, MIO] = t + store_sp_ii * nlines[i]  # sub-partition's MIO (``l1["store_sp_ii"]``)
                 wmio[w] = t + mio_warp_ii
                 port[0] = t + mio_sm_ii
                 port[3] = (s + 1) % nsp
