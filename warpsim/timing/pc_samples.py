@@ -79,13 +79,14 @@ def loop(e: dict) -> tuple[list, np.ndarray, dict]:
     return text, np.array(cycles), reasons
 
 
-def replay_gaps(kernel: str, warps_here: int = 1, trips: int = 8, **options) -> np.ndarray:
+def replay_gaps(kernel: str, warps_here: int = 1, trips: int = 8, stagger: int = 0, **options) -> np.ndarray:
     """The replay's cycles at each instruction of a trip (a late one): ``warps_here`` warps of ``kernel`` on
-    one sub-partition under the table (``options`` override it), the mean over those warps."""
+    one sub-partition, the k-th starting the loop k x ``stagger`` cycles after the first, under the table
+    (``options`` override it), the mean over those warps."""
     prof = sass_profile.kernel_loop(kernel, "sm_90")
     trip, lines = sass_profile.trip(prof), sass_profile.trip_lines(prof)
     from warpsim.timing.params_sm90 import TABLE
-    issued = sass_sim.issue([trip] * warps_here, [0] * warps_here, [trips] * warps_here,
+    issued = sass_sim.issue([trip] * warps_here, [k * stagger for k in range(warps_here)], [trips] * warps_here,
                             sass_sim.table_cfg(**options), TABLE["tensor"], [lines] * warps_here)
     n = len(trip)
     return np.mean([np.diff(t)[n * (trips - 3) - 1:n * (trips - 2) - 1] for t in issued], axis=0)
