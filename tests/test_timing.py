@@ -923,15 +923,15 @@ def test_chain_latency_measured_and_replayed():
     The table keeps LDC and S2R at 30: with the measured values the fp8 and s4 loops lose cycles they pay on the
     H100 for something not found."""
     from warpsim.timing import chain_latency
-    hw, model = chain_latency.measured(), chain_latency.replay()
+    hw, model = chain_latency.measured(), chain_latency.replay(warps=(1,))
     assert 28.8 < hw[("ldl", 1)] < 29.4 and 23.8 < hw[("shfl", 1)] < 24.4
     assert 7 < hw[("war_same", 1)] - hw[("war", 1)] < 9 and abs(hw[("lu_ldl", 1)] - hw[("ldl", 1)]) < 0.3
     local = [k for k in chain_latency.kernels() if k not in ("ldc", "s2r")]
     assert all(abs(model[(k, 1)] - hw[(k, 1)]) <= 1.2 for k in local), {k: (hw[(k, 1)], model[(k, 1)]) for k in local}
-    old = chain_latency.replay(l1={"hit": 36, "store_read": 2}, latency={"SHFL": 28})
+    old = chain_latency.replay(warps=(1,), l1={"hit": 36, "store_read": 2}, latency={"SHFL": 28})
     assert old[("ldl", 1)] - hw[("ldl", 1)] > 6 and old[("war_same", 1)] < hw[("war_same", 1)] - 1
     # LDC and S2R: measured 28 and 22, the table keeps the literature's 30 (params_sm90 says why)
-    measured = chain_latency.replay(latency={"SHFL": 24, "LDC": 28, "S2R": 22})
+    measured = chain_latency.replay(warps=(1,), latency={"SHFL": 24, "LDC": 28, "S2R": 22})
     assert all(abs(measured[(k, 1)] - hw[(k, 1)]) <= 1.0 for k in ("ldc", "s2r", "s2r_alu"))
     assert model[("ldc", 1)] - hw[("ldc", 1)] > 1.5 and model[("s2r", 1)] - hw[("s2r", 1)] > 7
 

@@ -55,10 +55,10 @@ def measured(doc: dict | None = None) -> dict:
     return {k: float(np.median(v)) for k, v in got.items()}
 
 
-def replay(doc: dict | None = None, names=None, **options) -> dict:
-    """The keys of :func:`measured` (of the kernels ``names``, all unless given) from ``sass_sim`` running each
-    kernel's loop (its SASS as the H100 ran it) under the table's ``emulated["sass"]`` entry with ``options`` (an
-    ``l1`` dict updates the L1's)."""
+def replay(doc: dict | None = None, names=None, warps=WARPS, **options) -> dict:
+    """The keys of :func:`measured` (of the kernels ``names``, all unless given, and the warp counts ``warps``)
+    from ``sass_sim`` running each kernel's loop (its SASS as the H100 ran it) under the table's
+    ``emulated["sass"]`` entry with ``options`` (an ``l1`` dict updates the L1's)."""
     from warpsim.timing.params_sm90 import TABLE
     doc = doc or load()
     cfg = sass_sim.probe_cfg(**options)
@@ -67,7 +67,7 @@ def replay(doc: dict | None = None, names=None, **options) -> dict:
         body = doc["loops"][f"chain_{k}"]["body"]
         steps = steps_in(k, body)
         loop = sass_sim.Loop(body, cfg, TABLE["tensor"])
-        for w in WARPS:
+        for w in warps:
             out[(k, w)] = loop.later(sass_sim.population(w)) / steps
     return out
 
