@@ -1079,6 +1079,7 @@ def test_analysis_help_prints_its_doc(module, capsys):
     ("l1_probe", ["[300]"], r"'\[300\]' is not a JSON object of table overrides"),
     ("stall_reasons", ["sp_e4m3_ilp4"], r"sp_e4m3_ilp4: not a kernel of .*stall_reasons\.json; expected one of "
                                         r"sp_e4m3_k64_f32_ilp4, "),
+    ("pc_samples", ["dense_s4_k64_ilp4", "eight"], r"'eight': expected a warp count after the kernel"),
     ("pc_samples", ["sp_s4_k64_ilp1", "8"], r"sp_s4_k64_ilp1 with 8 warps is not in .*stall_reasons_source\.json; "
                                             r"expected one of sp_e4m3_k64_f32_ilp1 1, "),
 ])

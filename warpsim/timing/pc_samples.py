@@ -136,6 +136,8 @@ def main(argv=None) -> int:
     options = measurement.options(next((a for a in argv if a.startswith("{")), "{}"))
     plain = [a for a in argv if not a.startswith("{")]
     if plain:
+        if len(plain) > 1 and not plain[1].isdigit():
+            raise SystemExit(f"error: {plain[1]!r}: expected a warp count after the kernel")
         kernel, warps = plain[0], int(plain[1]) if len(plain) > 1 else 1
         try:
             entry(kernel, warps, doc)
