@@ -10,6 +10,8 @@ each warp spends stalled, by reason) of the recorded timing kernels themselves, 
     python traces/capture/stall_reasons.py --json-rate OUT  # here: traces/h100/l1_rate_stalls.json from OUT
     python traces/capture/stall_reasons.py --device-source OUT --long   # on the GPU: per-instruction samples
     python traces/capture/stall_reasons.py --json-source OUT  # here: traces/h100/stall_reasons_source.json
+    python traces/capture/stall_reasons.py --device-source OUT --more   # several-warp runs (SOURCE_MORE) ...
+    python traces/capture/stall_reasons.py --json-source OUT --more     # ... to stall_reasons_source_more.json
 
 ``--json-rate`` summarises the same counters of ``l1_rate.py``'s probes (local loads, stores, shuffles; 1-16
 warps spread or on one sub-partition), taken on the GPU by (2026-11-26, 27 s)::
@@ -81,6 +83,10 @@ SOURCE_LONG = (("sp_e4m3_k64_f32", 1, 1, True, 2048), ("sp_e4m3_k64_f32", 1, 4, 
                ("sp_e4m3_k64_f32", 1, 8, True, 2048), ("sp_e4m3_k64_f32", 4, 1, True, 256),
                ("sp_e4m3_k64_f32", 4, 5, True, 256), ("dense_e4m3_k32_f32", 1, 1, False, 2048),
                ("dense_s4_k64", 4, 1, False, 256), ("dense_s4_k64", 4, 8, False, 256))
+#: ``--device-source --more``: the same for several-warp runs the replay misses under one issue rule or the other
+SOURCE_MORE = (("dense_e4m3_k32_f32", 1, 8, False, 2048), ("dense_e4m3_k32_f32", 1, 16, False, 2048),
+               ("sp_e4m3_k64_f32", 1, 6, True, 2048), ("sp_e4m3_k64_f32", 4, 10, True, 128),
+               ("sp_s4_k64", 1, 1, False, 256), ("sp_s4_k64", 1, 8, False, 256), ("dense_s4_k64", 4, 5, False, 256))
 REPS = 32
 REPEATS = 2
 #: counters besides the stall reasons: (base name, roll-up); kept if the installed ncu lists them
@@ -101,8 +107,9 @@ def schedule(part: str) -> list:
     :data:`SOURCE` twice, the second one profiled)."""
     if part == "source":
         return [(f, ilp, w, r, reset) for f, ilp, w, reset in SOURCE for r in range(REPEATS)]
-    if part == "source_long":
-        return [(f, ilp, w, r, reset, reps) for f, ilp, w, reset, reps in SOURCE_LONG for r in range(REPEATS)]
+    if part in ("source_long", "source_more"):
+        return [(f, ilp, w, r, reset, reps) for f, ilp, w, reset, reps in
+                (SOURCE_LONG if part == "source_long" else SOURCE_MORE) for r in range(REPEATS)]
     return [(f, ilp, w, r, reset) for f, ilp, reset in PARTS[part] for w in PART_WARPS.get(part, WARPS)
             for r in range(REPEATS)]
 
@@ -249,24 +256,24 @@ def summarise(out: Path, parts=MAIN) -> int:
     return 0
 
 
-def summarise_source(out: Path) -> int:
-    """traces/h100/stall_reasons_source.json from ``--device-source OUT --long``: per entry of
-    :data:`SOURCE_LONG` the clocks of its two launches and, per SASS instruction of the kernel (address from
+def summarise_source(out: Path, part: str = "source_long") -> int:
+    """traces/h100/stall_reasons_source.json from ``--device-source OUT --long`` (``part`` source_more:
+    stall_reasons_source_more.json from ``--more``, :data:`SOURCE_MORE`): per entry of :data:`SOURCE_LONG` the clocks of its two launches and, per SASS instruction of the kernel (address from
     the kernel's start, text, times executed in one launch), the warp-state samples of both launches by reason (ncu takes
     one warp of the SM every ``smsp__pcsamp_interval_cycles`` = 32 cycles: ``samples * 32 / trips`` is a warp's
     cycles at that instruction in a trip). A RET's redirect is sampled at the address after the RET (an
     instruction never executed): the samples there are kept as ncu gives them."""
-    passes = [json.loads(p.read_text()) for p in sorted(out.glob("launches_source_long_*.json"))]
-    want = schedule("source_long")
-    rows = list(csv.reader((out / "source_long.csv").open()))
+    passes = [json.loads(p.read_text()) for p in sorted(out.glob(f"launches_{part}_*.json"))]
+    want = schedule(part)
+    rows = list(csv.reader((out / f"{part}.csv").open()))
     heads = [i for i, r in enumerate(rows) if r and r[0] == "Kernel Name"] + [len(rows)]
     if len(heads) - 1 != len(want):
-        raise SystemExit(f"{out}/source_long.csv: {len(heads) - 1} kernels, expected {len(want)}")
+        raise SystemExit(f"{out}/{part}.csv: {len(heads) - 1} kernels, expected {len(want)}")
     launches = []
     for k, (a, b) in enumerate(zip(heads, heads[1:])):
         form, ilp, w, repeat, reset, reps = want[k]
         if rows[a][1] != f"{form}_ilp{ilp}":
-            raise SystemExit(f"source_long.csv kernel {k}: {rows[a][1]}, expected {form}_ilp{ilp}")
+            raise SystemExit(f"{part}.csv kernel {k}: {rows[a][1]}, expected {form}_ilp{ilp}")
         head = rows[a + 1]
         reasons = [h for h in head if h.startswith("stall_") and "Not Issued" not in h]
         code, base = [], None
@@ -285,7 +292,7 @@ def summarise_source(out: Path) -> int:
             continue
         got = launches[-1]  # the same kernel again: its samples are added to the first launch's
         if [c[:3] for c in got["code"]] != [c[:3] for c in code]:
-            raise SystemExit(f"source_long.csv kernel {k}: not the code of the launch before")
+            raise SystemExit(f"{part}.csv kernel {k}: not the code of the launch before")
         got["cycles"].append(cycles)
         for c, more in zip(got["code"], code):
             for h, n in more[3].items():
@@ -298,7 +305,8 @@ def summarise_source(out: Path) -> int:
                   "times executed in one launch, {reason: samples of both}]; cycles: per launch, each warp's end - "
                   "start clock in every application pass (the instrumented pass that counts executions runs slower).",
            "launches": launches}
-    dest = REPO / "traces" / "h100" / "stall_reasons_source.json"
+    dest = REPO / "traces" / "h100" / ("stall_reasons_source.json" if part == "source_long" else
+                                       "stall_reasons_source_more.json")
     write_atomic(dest, json.dumps(doc, separators=(",", ":")) + "\n")
     print(f"{dest}: {len(launches)} kernels")
     return 0
@@ -342,6 +350,7 @@ def main(argv=None) -> int:
     ap.add_argument("--parts", default=",".join(MAIN), help="with --device and --json: fp8,s4 (stall_reasons.json) or "
                                                      "one (stall_reasons_one.json)")
     ap.add_argument("--long", action="store_true", help="with --device-source: SOURCE_LONG's launches, many trips")
+    ap.add_argument("--more", action="store_true", help="with --device-source / --json-source: SOURCE_MORE's")
     a = ap.parse_args(argv)
     parts = tuple(a.parts.split(","))
     if parts not in FILES:
@@ -351,12 +360,13 @@ def main(argv=None) -> int:
         return 0
     if a.device:
         return device(a.device, parts)
+    source = "source_long" if a.long else "source_more" if a.more else "source"
     if a.device_source:
-        return device_source(a.device_source, "source_long" if a.long else "source")
+        return device_source(a.device_source, source)
     if a.json_rate:
         return summarise_rate(a.json_rate)
     if a.json_source:
-        return summarise_source(a.json_source)
+        return summarise_source(a.json_source, "source_more" if a.more else "source_long")
     return summarise(a.json, parts)
 
 
