@@ -11,6 +11,8 @@ the replay times as the H100 does and where the two part.
     python -m warpsim.timing.pc_samples sp_e4m3_k64_f32_ilp1 1   # one kernel and warp count, instruction by
                                                                  # instruction where the two differ
     python -m warpsim.timing.pc_samples dense_s4_k64_ilp4 8 '{"yield_switch": true, "hold": 1}'
+    python -m warpsim.timing.pc_samples --several                # stall_reasons_source_more.json's runs under
+                                                                 # the table's issue rule and the yield rule
 
 A branch's wait is sampled at the address after it: a RET's redirect at an instruction never executed, the loop's
 closing BRA's at the loop's exit (:func:`loop` gives those cycles to the instruction the branch goes to).
@@ -26,6 +28,8 @@ from warpsim.timing import measurement, sass_profile, sass_sim
 
 SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "traces", "h100",
                       "stall_reasons_source.json")
+#: the same samples of several-warp runs (``stall_reasons.py --device-source OUT --more``)
+MORE = SOURCE.replace("source.json", "source_more.json")
 #: cycles between two samples of the SM (``smsp__pcsamp_interval_cycles``)
 INTERVAL = 32
 
@@ -92,6 +96,37 @@ def replay_gaps(kernel: str, warps_here: int = 1, trips: int = 8, stagger: int =
     return np.mean([np.diff(t)[n * (trips - 3) - 1:n * (trips - 2) - 1] for t in issued], axis=0)
 
 
+def population_gaps(kernel: str, warps: int, trips: int = 8, **options) -> np.ndarray:
+    """The replay's cycles at each instruction of a late trip with ``warps`` warps of ``kernel`` in the CTA (warp
+    w on sub-partition w mod 4), the mean over the warps (``options`` override the table)."""
+    log = sass_sim.table_loop(kernel, **options).issue_log(sass_sim.population(warps), trips)
+    n = log.shape[1] // trips
+    return np.mean([np.diff(t)[n * (trips - 3) - 1:n * (trips - 2) - 1] for t in log], axis=0)
+
+
+def several(doc: list | None = None, rules: dict | None = None) -> list:
+    """Per several-warp run of :data:`MORE`: the kernel, its warps, the H100's trip (the samples' sum: the
+    slowest warp's), and per issue rule of ``rules`` (``{name: table overrides}``) the replay's mean trip and the
+    sum over the trip of |H100 - replay| at each instruction."""
+    doc = doc or load(MORE)
+    out = []
+    for e in doc:
+        kernel = f"{e['form']}_ilp{e['ilp']}"
+        _, hw, _ = loop(e)
+        row = {"kernel": kernel, "warps": e["warps"], "h100": float(hw.sum())}
+        for name, options in (rules or RULES).items():
+            gaps = population_gaps(kernel, e["warps"], **options)
+            row[name] = (float(gaps.sum()), float(np.abs(gaps - hw).sum()))
+        out.append(row)
+    return out
+
+
+#: the issue rules :func:`several` sets side by side: the table's, and the measured yield rule with the measured
+#: CALL/RET split
+RULES = {"greedy": {}, "yield": {"redirect": {"CALL": 1, "RET": 37, "BRA": 6}, "yield_switch": True, "hold": 1,
+                                 "yield_order": "lru"}}
+
+
 def agreement(kernel: str, warps: int = 1, doc: list | None = None, **options) -> dict:
     """One warp's trip, instruction by instruction, H100 against replay: ``instructions``, ``within_1`` (how
     many the two time within a cycle), ``h100`` and ``replay`` (cycles a trip), ``ops_match``."""
@@ -134,7 +169,7 @@ def main(argv=None) -> int:
         return 0
     doc = load()
     options = measurement.options(next((a for a in argv if a.startswith("{")), "{}"))
-    plain = [a for a in argv if not a.startswith("{")]
+    plain = [a for a in argv if not a.startswith(("{", "--"))]
     if plain:
         if len(plain) > 1 and not plain[1].isdigit():
             raise SystemExit(f"error: {plain[1]!r}: expected a warp count after the kernel")
@@ -145,6 +180,13 @@ def main(argv=None) -> int:
             kinds = ", ".join(f"{e['form']}_ilp{e['ilp']} {e['warps']}" for e in doc)
             raise SystemExit(f"error: {err.args[0]}; expected one of {kinds}")
         print(differences(kernel, warps, doc, **options))
+        return 0
+    if "--several" in argv:
+        print("several warps: trip (cycles) and sum over it of |H100 - replay| at each instruction")
+        for r in several():
+            print(f"{r['kernel']:24} {r['warps']:2} warps: H100 {r['h100']:7.0f}" + "".join(
+                f" | {name} {trip:7.0f} {off:6.0f}" for name, (trip, off) in
+                ((n, r[n]) for n in RULES)))
         return 0
     for e in doc:
         kernel = f"{e['form']}_ilp{e['ilp']}"

@@ -207,9 +207,16 @@ class Loop:
         with ``population`` warps of the loop running ``trips`` trips, every trip run."""
         return self._run(population, trips, settle=False)[2]
 
-    def _run(self, population, trips, settle=True, counts=None, stalls=None):
+    def issue_log(self, population: tuple, trips: int) -> np.ndarray:
+        """Each warp's issue cycle of every instruction (``[warp, instruction]``, the warps in CTA order) with
+        ``population`` warps of the loop running ``trips`` trips, every trip run."""
+        log = np.zeros((sum(population), len(self.arrays["pipe"]) * trips), np.int64)
+        self._run(population, trips, settle=False, log=log)
+        return log
+
+    def _run(self, population, trips, settle=True, counts=None, stalls=None, log=None):
         """``(sp_of, start, ends)`` of one run of ``population`` (each warp's sub-partition and start cycle, the
-        warps in CTA order, and ``_issue``'s trip ends)."""
+        warps in CTA order, and ``_issue``'s trip ends; ``log``, if given, gets the issue cycles)."""
         order = [(s, k) for k in range(max(population)) for s in range(len(population)) if population[s] > k]
         sp_of = np.array([s for s, _ in order], np.int64)
         start = np.array([k for _, k in order], np.int64) * int(self.cfg.get("stagger", 0))
@@ -219,7 +226,8 @@ class Loop:
             lines = int(l1["wide"]["lines"])  # leaves a larger L1 (traces/h100/l1_probe.json)
         nw = len(sp_of)
         ends = _issue(a, c, sp_of, np.zeros(nw, np.int64), np.full(nw, len(a["pipe"]), np.int64),
-                      start, np.full(nw, trips, np.int64), self.frame_lines, lines, counts=counts, stalls=stalls)
+                      start, np.full(nw, trips, np.int64), self.frame_lines, lines, log=log, counts=counts,
+                      stalls=stalls)
         return sp_of, start, ends
 
     def _simulate(self, population, account=False):
