@@ -1080,8 +1080,8 @@ def test_analysis_help_prints_its_doc(module, capsys):
     ("stall_reasons", ["sp_e4m3_ilp4"], r"sp_e4m3_ilp4: not a kernel of .*stall_reasons\.json; expected one of "
                                         r"sp_e4m3_k64_f32_ilp4, "),
     ("pc_samples", ["dense_s4_k64_ilp4", "eight"], r"'eight': expected a warp count after the kernel"),
-    ("pc_samples", ["sp_s4_k64_ilp1", "8"], r"sp_s4_k64_ilp1 with 8 warps is not in .*stall_reasons_source\.json; "
-                                            r"expected one of sp_e4m3_k64_f32_ilp1 1, "),
+    ("pc_samples", ["sp_s4_k64_ilp1", "16"], r"sp_s4_k64_ilp1 with 16 warps is not in the samples on file; "
+                                             r"expected one of sp_e4m3_k64_f32_ilp1 1, .*, dense_s4_k64_ilp4 5$"),
 ])
 def test_analysis_arguments_errors_say_what_was_expected(module, argv, message):
     import importlib

@@ -8,8 +8,8 @@ replay: the cycles from one instruction's issue to the next's. Set side by side,
 the replay times as the H100 does and where the two part.
 
     python -m warpsim.timing.pc_samples                          # every kernel: agreement, CALL and RET
-    python -m warpsim.timing.pc_samples sp_e4m3_k64_f32_ilp1 1   # one kernel and warp count, instruction by
-                                                                 # instruction where the two differ
+    python -m warpsim.timing.pc_samples sp_e4m3_k64_f32_ilp1 1   # one kernel and warp count (of either file),
+                                                                 # instruction by instruction where they differ
     python -m warpsim.timing.pc_samples dense_s4_k64_ilp4 8 '{"yield_switch": true, "hold": 1}'
     python -m warpsim.timing.pc_samples --several                # stall_reasons_source_more.json's runs under
                                                                  # the table's issue rule and the yield rule
@@ -44,7 +44,7 @@ def entry(kernel: str, warps: int, doc: list | None = None) -> dict:
     for e in doc or load():
         if f"{e['form']}_ilp{e['ilp']}" == kernel and e["warps"] == warps:
             return e
-    raise KeyError(f"{kernel} with {warps} warps is not in {os.path.relpath(SOURCE)}")
+    raise KeyError(f"{kernel} with {warps} warps is not in the samples on file")
 
 
 def _op(text: str) -> str:
@@ -152,10 +152,10 @@ def call_ret(kernel: str, warps: int = 1, doc: list | None = None) -> dict:
 
 
 def differences(kernel: str, warps: int, doc: list | None = None, least: float = 1.5, **options) -> str:
-    """The instructions where the H100's cycles and the replay's (``warps`` warps over four sub-partitions, so
-    ``warps // 4`` or one a sub-partition) differ by more than ``least``."""
+    """The instructions where the H100's cycles and the replay's (the CTA's ``warps`` warps, the mean over them:
+    :func:`population_gaps`) differ by more than ``least``."""
     text, hw, _ = loop(entry(kernel, warps, doc))
-    gaps = replay_gaps(kernel, max(warps // 4, 1), **options)
+    gaps = population_gaps(kernel, warps, **options)
     prof = sass_profile.trip(sass_profile.kernel_loop(kernel, "sm_90"))
     out = [f"{kernel}, {warps} warps: cycles a trip H100 {hw.sum():.0f}, replay {gaps.sum():.0f}"]
     for i in np.flatnonzero(np.abs(hw - gaps) > least):
@@ -167,7 +167,7 @@ def main(argv=None) -> int:
     argv = measurement.arguments(argv, __doc__)
     if argv is None:
         return 0
-    doc = load()
+    doc = load() + load(MORE)
     options = measurement.options(next((a for a in argv if a.startswith("{")), "{}"))
     plain = [a for a in argv if not a.startswith(("{", "--"))]
     if plain:
@@ -188,7 +188,7 @@ def main(argv=None) -> int:
                 f" | {name} {trip:7.0f} {off:6.0f}" for name, (trip, off) in
                 ((n, r[n]) for n in RULES)))
         return 0
-    for e in doc:
+    for e in load():
         kernel = f"{e['form']}_ilp{e['ilp']}"
         if e["warps"] != 1:
             continue
