@@ -204,7 +204,8 @@ def device_source(out: Path, part: str = "source") -> int:
     ncu = os.environ.get("NCU") or "ncu"
     rep = out / part
     cmd = [ncu, "--replay-mode", "application", "--clock-control", "none", "--cache-control", "none",
-           "--kernel-name", "regex:^(sp_e|sp_s4|dense_s4|dense_e)", "--section", "SourceCounters", "--section", "WarpStateStats", "--warp-sampling-interval", "0",
+           "--kernel-name", "regex:^(sp_e|sp_s4|dense_s4|dense_e)", "--section", "SourceCounters",
+           "--section", "WarpStateStats", "--warp-sampling-interval", "0",
            "--import-source", "no", "-f", "-o", str(rep),
            sys.executable, __file__, "--run", part, str(out)]
     r = subprocess.run(cmd)
@@ -257,12 +258,13 @@ def summarise(out: Path, parts=MAIN) -> int:
 
 
 def summarise_source(out: Path, part: str = "source_long") -> int:
-    """traces/h100/stall_reasons_source.json from ``--device-source OUT --long`` (``part`` source_more:
-    stall_reasons_source_more.json from ``--more``, :data:`SOURCE_MORE`): per entry of :data:`SOURCE_LONG` the clocks of its two launches and, per SASS instruction of the kernel (address from
-    the kernel's start, text, times executed in one launch), the warp-state samples of both launches by reason (ncu takes
-    one warp of the SM every ``smsp__pcsamp_interval_cycles`` = 32 cycles: ``samples * 32 / trips`` is a warp's
-    cycles at that instruction in a trip). A RET's redirect is sampled at the address after the RET (an
-    instruction never executed): the samples there are kept as ncu gives them."""
+    """traces/h100/stall_reasons_source.json from ``--device-source OUT --long`` (``part`` source_long,
+    :data:`SOURCE_LONG`), or stall_reasons_source_more.json from ``--more`` (``part`` source_more,
+    :data:`SOURCE_MORE`): per entry the clocks of its two launches and, per SASS instruction of the kernel
+    (address from the kernel's start, text, times executed in one launch), the warp-state samples of both
+    launches by reason (ncu takes one warp of the SM every ``smsp__pcsamp_interval_cycles`` = 32 cycles:
+    ``samples * 32 / trips`` is a warp's cycles at that instruction in a trip). A RET's redirect is sampled at
+    the address after the RET (an instruction never executed): the samples there are kept as ncu gives them."""
     passes = [json.loads(p.read_text()) for p in sorted(out.glob(f"launches_{part}_*.json"))]
     want = schedule(part)
     rows = list(csv.reader((out / f"{part}.csv").open()))
@@ -298,9 +300,10 @@ def summarise_source(out: Path, part: str = "source_long") -> int:
             for h, n in more[3].items():
                 c[3][h] = c[3].get(h, 0) + n
     doc = {"how": "Nsight Compute's SourceCounters (per-instruction warp-state sampling, one sample of one warp of "
-                  "the SM every 32 cycles; each kernel launched twice in a row, samples summed) of the recorded emulated timing kernels (the PTX and input of "
-                  "traces/h100/timing/<form>.npz), one CTA, many trips, on an H100 80GB HBM3, 2026-11-27: "
-                  "traces/capture/stall_reasons.py --device-source OUT --long (ncu --replay-mode application "
+                  "the SM every 32 cycles; each kernel launched twice in a row, samples summed) of the recorded "
+                  "emulated timing kernels (the PTX and input of traces/h100/timing/<form>.npz), one CTA, many "
+                  "trips, on an H100 80GB HBM3, 2026-11-27: traces/capture/stall_reasons.py --device-source OUT "
+                  f"{'--long' if part == 'source_long' else '--more'} (ncu --replay-mode application "
                   "--cache-control none --clock-control none --warp-sampling-interval 0); code: [byte offset, SASS, "
                   "times executed in one launch, {reason: samples of both}]; cycles: per launch, each warp's end - "
                   "start clock in every application pass (the instrumented pass that counts executions runs slower).",

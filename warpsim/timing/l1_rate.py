@@ -77,7 +77,7 @@ def main(argv=None) -> int:
     argv = measurement.arguments(argv, __doc__)
     if argv is None:
         return 0
-    hw, model = measured(), replay(**measurement.options(next((a for a in argv if a.startswith("{")), "{}")))
+    hw, model = measured(), replay(**measurement.options_in(argv))
     print("accesses a cycle, the warps' rates summed: H100 / sass_sim")
     print(f"{'op':5} {'placement':9} " + " ".join(f"{w:>11}" for w in (1, 2, 3, 4, 6, 8, 12, 16)))
     for op in OPS:

@@ -39,3 +39,9 @@ def options(text: str) -> dict:
     if not isinstance(got, dict):
         raise SystemExit(f"error: {text!r} is not a JSON object of table overrides, e.g. '{{\"hold\": 1}}'")
     return got
+
+
+def options_in(argv: list) -> dict:
+    """:func:`options` of the first command-line argument that is a JSON object (``{...}``), none if there is
+    none."""
+    return options(next((a for a in argv if a.startswith("{")), "{}"))

@@ -3,8 +3,8 @@
 ``traces/h100/stall_reasons_source.json`` (``traces/capture/stall_reasons.py --device-source OUT --long``) holds
 Nsight Compute's per-instruction warp-state samples of recorded emulated timing kernels run for 256-2048 trips:
 ncu takes one warp of the SM every 32 cycles, so ``samples * 32 / trips`` is a warp's cycles at an instruction in
-a trip (the cycles before it issues, the one it issues in included). ``sass_sim.issue`` gives the same of its
-replay: the cycles from one instruction's issue to the next's. Set side by side, they say which instructions
+a trip (the cycles before it issues, the one it issues in included). ``sass_sim.Loop.issue_log`` gives the same
+of its replay: the cycles from one instruction's issue to the next's. Set side by side, they say which instructions
 the replay times as the H100 does and where the two part.
 
     python -m warpsim.timing.pc_samples                          # every kernel: agreement, CALL and RET
@@ -87,21 +87,29 @@ def replay_gaps(kernel: str, warps_here: int = 1, trips: int = 8, stagger: int =
     """The replay's cycles at each instruction of a trip (a late one): ``warps_here`` warps of ``kernel`` on
     one sub-partition, the k-th starting the loop k x ``stagger`` cycles after the first, under the table
     (``options`` override it), the mean over those warps."""
-    prof = sass_profile.kernel_loop(kernel, "sm_90")
-    trip, lines = sass_profile.trip(prof), sass_profile.trip_lines(prof)
-    from warpsim.timing.params_sm90 import TABLE
-    issued = sass_sim.issue([trip] * warps_here, [k * stagger for k in range(warps_here)], [trips] * warps_here,
-                            sass_sim.table_cfg(**options), TABLE["tensor"], [lines] * warps_here)
-    n = len(trip)
-    return np.mean([np.diff(t)[n * (trips - 3) - 1:n * (trips - 2) - 1] for t in issued], axis=0)
+    return _gaps(kernel, (warps_here, 0, 0, 0), trips, stagger=stagger, **options)
 
 
 def population_gaps(kernel: str, warps: int, trips: int = 8, **options) -> np.ndarray:
     """The replay's cycles at each instruction of a late trip with ``warps`` warps of ``kernel`` in the CTA (warp
     w on sub-partition w mod 4), the mean over the warps (``options`` override the table)."""
-    log = sass_sim.table_loop(kernel, **options).issue_log(sass_sim.population(warps), trips)
-    n = log.shape[1] // trips
-    return np.mean([np.diff(t)[n * (trips - 3) - 1:n * (trips - 2) - 1] for t in log], axis=0)
+    return _gaps(kernel, sass_sim.population(warps), trips, **options)
+
+
+def _gaps(kernel: str, population: tuple, trips: int, **options) -> np.ndarray:
+    log = sass_sim.table_loop(kernel, **options).issue_log(population, trips)
+    return _late_trip(log, log.shape[1] // trips, trips)
+
+
+def _trip(kernel: str) -> list:
+    """The encoded SASS of one trip of ``kernel``'s loop as the replay runs it (``sass_profile.trip``)."""
+    return sass_profile.trip(sass_profile.kernel_loop(kernel, "sm_90"))
+
+
+def _late_trip(issued, n: int, trips: int) -> np.ndarray:
+    """The cycles before each instruction of the third-to-last of ``trips`` trips of ``n`` instructions, the mean
+    over the warps whose issue cycles ``issued`` holds."""
+    return np.mean([np.diff(t)[n * (trips - 3) - 1:n * (trips - 2) - 1] for t in issued], axis=0)
 
 
 def several(doc: list | None = None, rules: dict | None = None) -> list:
@@ -132,7 +140,7 @@ def agreement(kernel: str, warps: int = 1, doc: list | None = None, **options) -
     many the two time within a cycle), ``h100`` and ``replay`` (cycles a trip), ``ops_match``."""
     text, hw, _ = loop(entry(kernel, warps, doc))
     gaps = replay_gaps(kernel, 1, **options)
-    prof = sass_profile.trip(sass_profile.kernel_loop(kernel, "sm_90"))
+    prof = _trip(kernel)
     return {"instructions": len(hw), "within_1": int(np.sum(np.abs(hw - gaps) <= 1.0)),
             "h100": float(hw.sum()), "replay": float(gaps.sum()),
             "ops_match": [_op(t) for t in text] == [p.split()[0].split(".")[0] for p in prof]}
@@ -143,7 +151,7 @@ def call_ret(kernel: str, warps: int = 1, doc: list | None = None) -> dict:
     the routine's first instruction less the CALL's stall count, and at the instruction after the CALL less the
     RET's (the samples of the RET's redirect included), mean over the calls of a trip."""
     text, hw, _ = loop(entry(kernel, warps, doc))
-    prof = sass_profile.trip(sass_profile.kernel_loop(kernel, "sm_90"))
+    prof = _trip(kernel)
     stall = [int(p.split()[1]) for p in prof]
     calls = [i for i, t in enumerate(text) if _op(t) == "CALL"]
     rets = [i for i, t in enumerate(text) if _op(t) == "RET"]
@@ -156,7 +164,7 @@ def differences(kernel: str, warps: int, doc: list | None = None, least: float =
     :func:`population_gaps`) differ by more than ``least``."""
     text, hw, _ = loop(entry(kernel, warps, doc))
     gaps = population_gaps(kernel, warps, **options)
-    prof = sass_profile.trip(sass_profile.kernel_loop(kernel, "sm_90"))
+    prof = _trip(kernel)
     out = [f"{kernel}, {warps} warps: cycles a trip H100 {hw.sum():.0f}, replay {gaps.sum():.0f}"]
     for i in np.flatnonzero(np.abs(hw - gaps) > least):
         out.append(f"{i:5} {text[i][:56]:56} {prof[i]:26} H100 {hw[i]:6.1f} replay {gaps[i]:6.1f}")
@@ -168,7 +176,7 @@ def main(argv=None) -> int:
     if argv is None:
         return 0
     doc = load() + load(MORE)
-    options = measurement.options(next((a for a in argv if a.startswith("{")), "{}"))
+    options = measurement.options_in(argv)
     plain = [a for a in argv if not a.startswith(("{", "--"))]
     if plain:
         if len(plain) > 1 and not plain[1].isdigit():

@@ -61,7 +61,8 @@ cycle by cycle, with the table's ``emulated["sass"]`` entry:
   stores and misses the replay's L1 saw (``warpsim.timing.l1_counters`` sets them beside the H100's counters).
   ``yield_switch`` (in the table's ``emulated["sass"]``, off): after an instruction with the yield flag the
   next warp in turn goes first (``yield_order`` "lru": the warp of the sub-partition that issued least recently;
-  the same for two warps, and closer to the H100 with three or four, ``traces/h100/TIMING_FINDINGS.md``). With ``hold`` 1 that is what the H100 does (``sched_probe``,
+  the same for two warps, and closer to the H100 with three or four, ``traces/h100/TIMING_FINDINGS.md``). With
+  ``hold`` 1 that is what the H100 does (``sched_probe``,
   ``traces/h100/sched_probe.json``: two warps on one sub-partition, yield flags as ptxas set them or patched),
   but with it the recorded emulated loops fit worse (README, Timing). ``stagger`` (cycles, 0): the k-th warp of
   a sub-partition starts the loop k x ``stagger`` cycles after the first; with ``yield_switch`` it picks the

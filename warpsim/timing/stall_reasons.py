@@ -136,7 +136,7 @@ def main(argv=None) -> int:
     if unknown:
         raise SystemExit(f"error: {', '.join(unknown)}: not a kernel of {os.path.relpath(path)}; "
                          f"expected one of {', '.join(kernels(doc))} (or --one, -h)")
-    options = measurement.options(next((a for a in argv if a.startswith("{")), "{}"))
+    options = measurement.options_in(argv)
     for k in names:
         model = replay(k, sorted(w for kk, w in hw if kk == k), **options)
         print(table(k, hw, model) + "\n")
