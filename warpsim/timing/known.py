@@ -30,23 +30,18 @@ class Miss:
 
 
 CAUSES = {
-    "l1": Cause("the spill frames compete for the L1: over the kernels' 32 trips the replay runs ILP 4 with 3-8 "
-                "warps 0-5 % short and with 9-13 1-4 % long (the miss latency, 305, fitted within the 259-324 "
-                "measured); these launches' times spread by up to 4 %", "the-latencies-of-dependent-chains"),
+    "fp8pairs": Cause("two warps of this loop on a sub-partition run 1.30x or 1.40x one warp's time on the H100, "
+                      "nothing between (1.40x in nearly every launch with 5 and 6 warps); the replay's pair runs "
+                      "1.35x", "sparse-fp8-ilp-1-two-warps-on-a-sub-partition-two-modes"),
     "icache": Cause("two warps on a sub-partition run in one of two modes, set by the code the launch before "
                     "left in the SM's instruction caches; the replay sits between them",
                     "s4-two-warps-on-a-sub-partition-two-modes"),
-    "pairs": Cause("two warps on a sub-partition: the H100's pairs lock 118-1,137 cycles apart from the first trip on "
-                   "(1.55-1.64x one warp's time; the split follows the launch before), the replay's greedy issue "
-                   "locks them at 1.67x; the measured yield rule started that far apart gives 1.55-1.62x",
-                   "the-recorded-s4-pairs-lock-where-the-yield-rule-says"),
 }
 
 MISSES = (
-    Miss("sp_e4m3_k64_f32", 4, (5,), 0.06, "l1"),
-    Miss("sp_e5m2_k64_f32", 4, (5,), 0.06, "l1"),
-    Miss("sp_s4_k64", 1, (8, 9), 0.07, "icache"),
-    Miss("dense_s4_k64", 4, (7, 8, 9), 0.08, "pairs"),
+    Miss("sp_e4m3_k64_f32", 1, (5, 6), 0.06, "fp8pairs"),
+    Miss("sp_e5m2_k64_f32", 1, (5,), 0.06, "fp8pairs"),
+    Miss("sp_s4_k64", 1, (8,), 0.07, "icache"),
 )
 
 

@@ -250,39 +250,31 @@ TABLE = {
             # the tensor op of each SASS shape runs at the ii of the native group it belongs to
             "tensor_groups": {"HMMA.SP.16832": "sparse_k32", "HMMA.16816": "dense", "IMMA.SP.16832": "sparse_k16",
                               "IMMA.SP.16864": "sparse_k32", "IMMA.16832": "dense"},
-            # which warp a sub-partition issues from: greedy (the warp that issued last goes on if it can, else
-            # the next ready one in round-robin order), and the greedy warp keeps its turn while it waits at most
-            # ``hold`` cycles (its stall count; 2 = the ii of the half-rate ALU/FMA pipes that ptxas spaces
-            # back-to-back LOP3/SHF for), passing it on only when it waits longer (a CALL/RET redirect, an IMMA's
-            # stall 15, a scoreboard). Without it two warps take turns instruction by instruction, reach their
-            # CALL/RET and IMMA waits together and leave the ALU pipe idle: 2, 3, 4 s4 warps per sub-partition
-            # ran at 1.53, 2.13, 2.75 x one warp (T/sp_s4_k64:ilp1 warps 8, 12, 16: 1.40, 1.97, 2.58 x; warps
-            # 5, 6 1.53 x); with it 1.49, 2.04, 2.56 x, and dense_s4_k64 / sp_s4_k128 (1.34 / 1.42, 1.69 / 1.93,
-            # 2.17 / 2.53 x) stay within 3 %. It costs the F2FP chains of T/dense_e4m3_k32_f32:ilp4 (ALU, stall 2)
-            # their turn-taking: warps 8..16 from within 1.3 % to 3.7-4.9 % short. Not what the H100 does with
-            # two warps that both want the ALU (traces/h100/sched_probe.json, warpsim.timing.sched_probe): there
-            # a warp keeps its turn until an instruction with the yield flag, then the other goes (a probe step
-            # 16 cycles alone, 33 beside a hog that yields every sixth LOP3; 274-532 when the hog's flags are
-            # patched to no-yield; 16.9 when the probe's are), and a wait of 2 cycles past the stall count
-            # already loses the turn. sass_sim's ``yield_switch`` with ``hold`` 1 follows those runs (31.9 /
-            # 386 / 17.2 cycles; this policy 17 in all), and gives a pair of the same s4 loop two modes, in
-            # phase and out of phase, picked by how far apart the warps start the loop (``stagger``): every
-            # recorded s4 pair (150) lies within 2.7 % of one of them, where this policy's one mode is 5-8 %
-            # from the out-of-phase pairs (warpsim.timing.pair_modes). Started together (the replay's
-            # default), warps stay in phase: 240 of the 276 recorded emulated runs within 5 % instead of 257
-            # (T/dense_s4_k64:ilp4 warps 8 +11.3 %, T/sp_s4_k64:ilp1 warps 8-13 +6..+10 %), with ``hold`` 2
-            # 247; with one stagger for all launches 122-132 of the 138 s4 runs instead of 133 (with hold 2 and
-            # stagger 0 / 40 / 60 / 80: 246 / 252 / 253 / 256 of the 276, 124-129 of the s4 runs; replayed from
-            # their measured loop-start offsets, 520 of 750 pairs within 2 % against greedy's 216, but
-            # T/sp_s4_k64:ilp1's out-of-phase pairs and T/dense_s4_k64:ilp4's not: pair_modes --fit). The H100's
-            # loop-start offsets are set by when each warp's operand loads return (after the start clock) and
-            # are not recorded, so it stays off; measured in the recorded kernels' SASS, they and the modes
-            # follow the launches before (traces/h100/loop_start_sass*.json: T/sp_s4_k64:ilp1 warps 8 out of
-            # phase after launches of itself, in phase and 9.5 % slower between other kernels, where this
-            # policy is within 3 %; warpsim.timing.pair_modes). An aging rule tried
-            # instead (a warp ready for 8 cycles goes first after a yielding instruction; an experiment, not
-            # kept) put 261 within 5 % but let the probe run at 19 cycles a step: a fit the H100 contradicts.
-            "hold": 2,
+            # which warp a sub-partition issues from (traces/h100/TIMING_FINDINGS.md, "The issue rule"):
+            # - "yield_switch", "hold" 1: a warp keeps the turn until an instruction with the yield flag, or until it
+            #   waits 2 cycles or more past its issue while another warp issues (traces/h100/sched_probe.json,
+            #   warpsim.timing.sched_probe: two warps both wanting the ALU; a probe step 16 cycles alone, 33 beside
+            #   a hog that yields every sixth LOP3, 274-532 with the hog's flags patched to no-yield, 16.9 with the
+            #   probe's; the replay 31.1 / 385 / 17.2 / 33.1). Without the flag the turn would pass on every wait
+            #   of 2 cycles (the greedy rule this table had until 2026-11-27, with "hold" 2: 17 cycles in all four);
+            # - "yield_order" lru: the turn goes to the warp of the sub-partition that issued least recently (s4
+            #   loops with 3 and 4 warps a sub-partition within 0.7-3.8 % of the H100's ratios to one warp; the
+            #   next in turn up to 6.0 % off);
+            # - "gap_turn": a warp that issues an instruction to another pipe than the ALU (IMAD, FADD, an MMA, an
+            #   MIO op) while the turn's warp waits out its stall count takes the turn; an ALU op issued there does
+            #   not (the probe's four runs are the same either way). Without it two warps of an s4 loop that start
+            #   it less than 60-150 cycles apart stay in phase (dense_s4_k64 ILP 4 1.72x one warp) where the H100's
+            #   part in their first trip and stay apart (dense_s4_k64 ILP 4 never in phase, 118-1,137 cycles, 1.55-
+            #   1.58x; traces/h100/trip_phase_reps.json); with it they part from any start (1.535x). The 750 pairs
+            #   of traces/h100/loop_start_sass.json replayed from their own loop starts (pair_modes --fit): 648
+            #   within 5 % with it, 612 without, 539 greedy. The six trip_phase.json kernels the table was not
+            #   fitted to (warpsim.timing.trip_phase): 36 of 36 within 5 %, max 2.2 % (greedy 35, max 5.3 %).
+            # The recorded emulated configurations within 5 %: 272 of 276 (greedy 269; this rule with "hold" 2
+            # 270, with the next warp in turn 262, with the fitted CALL/RET redirects of the greedy table 263).
+            "yield_switch": True,
+            "yield_order": "lru",
+            "gap_turn": True,
+            "hold": 1,
             # a FADD or BRA without the yield flag (control bit 4 set, sass_profile.encode; ptxas clears it on most
             # FADDs into C and on the loop-closing BRA of the fp8 kernels) keeps its sub-partition through its stall
             # count: no other warp issues there until it has waited it out (the fetch redirect after a BRA is the
@@ -292,7 +284,13 @@ TABLE = {
             # (warps 5-16 within 3.7 %; ilp4 warps 5-16 from 1.5-4.9 % to 0.6-3.4 % short). The non-yielding
             # LOP3/SHF/IMAD/CALL/RET of the s4 routines held the same way make 3-4 s4 warps a sub-partition 5-10 %
             # long (T/sp_s4_k64:ilp1, T/dense_s4_k64:ilp4): the H100 does not keep the sub-partition there.
+            # Those figures are of the greedy rule. Under the yield rule above the BRA's 6 cycles held whole put
+            # T/dense_e4m3_k32_f32:ilp1 with 14 and 16 warps 6.0 / 6.1 % long; "keep_cycles" 5 (fitted) puts all
+            # 46 dense e4m3 configurations within 5 % (4: warps 8 5.4 % short; 3: five of warps 8-12 5.0-6.2 %
+            # short; 2: warps 11, 12 5.8 / 6.4 % short; not kept at all: warps 10-13 5.9-8.1 % short). The FADDs'
+            # stall count is 1: only the BRA is held.
             "keep_ops": ["FADD", "BRA"],
+            "keep_cycles": 5,
             # MIO: SHFL, LDL, STL, LDC, S2R ... go to the SM's shared-memory/L1 unit: a warp hands it one every
             # 4 cycles, a sub-partition one every 2, the SM one a cycle, measured by traces/h100/l1_rate.json
             # (warpsim.timing.l1_rate: independent LDL / SHFL hits, 1-16 warps spread or on one sub-partition:
@@ -318,7 +316,10 @@ TABLE = {
             # slower with it than without (0.40 SHFL a cycle with one cycle, 0.46-0.48 without, the H100
             # 0.47-0.51), and the H100's warps lose under 1 % of their cycles to dispatch stalls there
             # (traces/h100/l1_rate_stalls.json): the SHFL is not what holds the dispatch. What does is not
-            # measured; the hold is fitted to the fp8 ILP 1 runs, between the counters' dispatch stalls.
+            # measured; the hold is fitted to the fp8 ILP 1 runs, between the counters' dispatch stalls. Those
+            # figures are of the greedy rule; under the yield rule the table took on 2026-11-27 the pair runs 1.34x
+            # and sparse e4m3 ILP 1 with 5 and 6 warps and e5m2 with 5 are 5.4-5.5 % short (known misses; with a
+            # hold of one cycle ILP 1 with 5, 6, 11, 15, 16 warps 5.5-7 % short, with three 7-16 warps 7-12 % long).
             "mio_hold": 2,
             # variable-latency results (the scoreboards of the control bits): SHFL 24, measured by
             # traces/h100/chain_latency.json (warpsim.timing.chain_latency: a chain of dependent shfl.sync,
@@ -338,11 +339,11 @@ TABLE = {
             # Measured instruction by instruction since (traces/h100/stall_reasons_source.json,
             # warpsim.timing.pc_samples): the H100's CALL costs under a cycle past its stall count and its RET
             # ~37, the same sum split otherwise. With that split (CALL 1, RET 37) the replay times 6,368 of
-            # dense_s4_k64 ILP 4's 6,404 instructions within a cycle of the H100 (6,304 with these), but under
-            # the greedy issue below its pairs run longer (1.71x one warp, the H100 1.58x; the emulated table 267
-            # of 276 within 5 %, from 269); under the measured yield rule shorter (1.67x; 265, from 261). The
-            # fitted split stays while the table's issue rule is greedy (TIMING_FINDINGS.md, per instruction).
-            "redirect": {"CALL": 20, "RET": 20, "BRA": 6},
+            # dense_s4_k64 ILP 4's 6,404 instructions within a cycle of the H100 (6,304 with 20 / 20). The table
+            # takes the measured split since it issues by the yield rule (with 20 / 20 there: 263 of the 276
+            # emulated configurations within 5 %, with the split 272); under the greedy rule it had made the pairs
+            # longer (1.71x one warp, the H100 1.58x; 267, from 269) and the fitted split had stayed.
+            "redirect": {"CALL": 1, "RET": 37, "BRA": 6},
             # local memory (the spills) through the SM's L1, as measured where it was measured:
             # - "lines" 1792 (224 KB), 4-way sets with the index XOR-folded: the carveout these launches get
             #   (traces/h100/l1_probe.json, warpsim.timing.l1_probe; no plain-modulo index there), and "wide":

@@ -129,10 +129,10 @@ def several(doc: list | None = None, rules: dict | None = None) -> list:
     return out
 
 
-#: the issue rules :func:`several` sets side by side: the table's, and the measured yield rule with the measured
-#: CALL/RET split
-RULES = {"greedy": {}, "yield": {"redirect": {"CALL": 1, "RET": 37, "BRA": 6}, "yield_switch": True, "hold": 1,
-                                 "yield_order": "lru"}}
+#: the issue rules :func:`several` sets side by side: the greedy table's until 2026-11-27, the measured yield rule
+#: with the measured CALL/RET split on that table, and the table's (the same with ``gap_turn`` and ``keep_cycles``)
+RULES = {"greedy": sass_sim.GREEDY, "yield": dict(sass_sim.YIELD, redirect={"CALL": 1, "RET": 37, "BRA": 6},
+                                                  yield_order="lru"), "table": {}}
 
 
 def agreement(kernel: str, warps: int = 1, doc: list | None = None, **options) -> dict:

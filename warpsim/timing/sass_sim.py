@@ -12,11 +12,13 @@ cycle by cycle, with the table's ``emulated["sass"]`` entry:
   not before the variable-latency results its wait mask names (LDL, SHFL, LDC, S2R set scoreboards; a
   scoreboard counts the results outstanding on it, so a wait is for the last of them to return, not for the one
   issued last);
-* each sub-partition issues at most one instruction per cycle (greedy: the warp that issued last goes on if
-  it can, else the next in round-robin order, as ``issue.policy``; the greedy warp keeps its turn while it
-  waits no more than ``hold`` cycles on its own stall count; an instruction of ``keep_ops`` whose control
-  bits clear the yield flag keeps the sub-partition through its stall count: no other warp issues until
-  then), each to its pipe, which takes a warp
+* each sub-partition issues at most one instruction per cycle: the warp whose turn it is if it can, else the
+  next that can in round-robin order after it. The turn is the warp's that issued last while the one before
+  waits no more than ``hold`` cycles on its own stall count; with ``yield_switch`` (the table's) an instruction
+  with the yield flag passes it on (below), and with ``gap_turn`` a warp that issues an instruction to another
+  pipe than the ALU while the turn's warp waits out its stall count takes it. An instruction of ``keep_ops``
+  whose control bits clear the yield flag keeps the sub-partition through its stall count, at most
+  ``keep_cycles``: no other warp issues until then. Each instruction goes to its pipe, which takes a warp
   instruction every ``ii`` cycles: ALU (LOP3, SHF, IADD3, SEL, PRMT, ...), FMA-heavy (IMAD; FADD/FFMA/FMUL
   take FMA-heavy or FMA-lite), tensor (HMMA/IMMA at their group's ii), MIO (SHFL, LDL, STL, LDC, S2R), which
   also takes one instruction of a warp every ``mio_warp_ii`` cycles and one of the SM every ``mio_sm_ii``; for
@@ -59,14 +61,14 @@ cycle by cycle, with the table's ``emulated["sass"]`` entry:
   sub-partition's MIO that many cycles a line: mixed loads and stores from one sub-partition then pass at the
   H100's ~0.33 a cycle, ``warpsim.timing.l1_rate``). ``Loop.l1_counts`` gives the loads,
   stores and misses the replay's L1 saw (``warpsim.timing.l1_counters`` sets them beside the H100's counters).
-  ``yield_switch`` (in the table's ``emulated["sass"]``, off): after an instruction with the yield flag the
-  next warp in turn goes first (``yield_order`` "lru": the warp of the sub-partition that issued least recently;
-  the same for two warps, and closer to the H100 with three or four, ``traces/h100/TIMING_FINDINGS.md``). With
-  ``hold`` 1 that is what the H100 does (``sched_probe``,
-  ``traces/h100/sched_probe.json``: two warps on one sub-partition, yield flags as ptxas set them or patched),
-  but with it the recorded emulated loops fit worse (README, Timing). ``stagger`` (cycles, 0): the k-th warp of
-  a sub-partition starts the loop k x ``stagger`` cycles after the first; with ``yield_switch`` it picks the
-  phase mode of a pair (``warpsim.timing.pair_modes``).
+  ``yield_switch``: after an instruction with the yield flag the next warp in turn goes first (``yield_order``
+  "lru": the warp of the sub-partition that issued least recently; the same for two warps, and closer to the
+  H100 with three or four, ``traces/h100/TIMING_FINDINGS.md``). With ``hold`` 1 that is what the H100 does
+  (``sched_probe``, ``traces/h100/sched_probe.json``: two warps on one sub-partition, yield flags as ptxas set
+  them or patched); ``gap_turn`` leaves those runs as they are and makes two warps of the same s4 loop part
+  where the H100's part (``params_sm90``). Without ``yield_switch`` the issue is greedy (the table before
+  2026-11-27). ``stagger`` (cycles, 0): the k-th warp of a sub-partition starts the loop k x ``stagger`` cycles
+  after the first (``warpsim.timing.pair_modes``).
 
 :func:`issue` runs warps with programs of their own on one sub-partition (a microbenchmark's warps).
 ``Loop.stalls`` accounts for every cycle of every warp as Nsight Compute's warp states (:data:`STALLS`), for
@@ -120,6 +122,14 @@ STALLS = ("selected", "not_selected", "wait", "branch_resolving", "long_scoreboa
           "lg_throttle", "mio_throttle", "math_pipe_throttle", "no_instruction", "dispatch_stall")
 (SELECTED, NOT_SELECTED, WAIT, BRANCH, LONG_SB, SHORT_SB, LG_THROTTLE, MIO_THROTTLE, MATH_THROTTLE,
  NO_INSTRUCTION, DISPATCH_STALL) = range(len(STALLS))
+#: the issue options of the table until 2026-11-27 (greedy: the warp that issued last goes on through waits of
+#: up to 2 cycles; the CALL/RET redirects fitted as 20 + 20; a non-yielding BRA holding its whole stall count),
+#: for the analyses that set the rules side by side (``table_loop(kernel, **GREEDY)``)
+GREEDY = {"yield_switch": False, "gap_turn": False, "hold": 2, "keep_cycles": 0,
+          "redirect": {"CALL": 20, "RET": 20, "BRA": 6}}
+#: the yield rule as ``sched_probe`` measured it, on that table's other options (the analyses before the table
+#: took it: ``pair_modes``, ``trip_phase``)
+YIELD = dict(GREEDY, yield_switch=True, hold=1)
 #: the instruction fetch's options (``fetch``), in the order ``_run`` takes them
 FETCH = ("l0_lines", "ii", "latency", "ahead", "l1i_lines", "l2_ii", "l2_latency")
 
@@ -152,7 +162,9 @@ def _arrays(lines: list[str], cfg: dict, tensor: dict, code_lines=None) -> dict:
         a["stall"][i] = int(f[1]) + a["redir"][i]
         a["yld"][i] = 1 - int(f[2])  # the yield flag (``yield_switch``)
         if int(f[2]) and base in cfg.get("keep_ops", ()):  # not yielding: keeps the sub-partition
-            a["keep"][i] = int(f[1])  # through its stall count (the fetch redirect not included)
+            # through its stall count (the fetch redirect not included), at most ``keep_cycles`` (0: all of it)
+            k = int(cfg.get("keep_cycles", 0))
+            a["keep"][i] = min(int(f[1]), k) if k > 0 else int(f[1])
         a["wb"][i], a["rb"][i], a["wait"][i] = int(f[3]), int(f[4]), int(f[5])
         a["lat"][i] = cfg["latency"].get(base, 0)
         if base in ("LDL", "STL"):
@@ -308,7 +320,7 @@ def _issue(a, c, sp_of, first, stop, start, want, frame_lines, lines, log=None, 
                 np.zeros((2, 4), np.int64) if counts is None else counts, a["redir"], a["mhold"],
                 np.zeros((0, 0, 0), np.int64) if stalls is None else stalls,
                 SETTLED if c.get("settle", True) else 0, int(l1.get("store_read", 2)), _miss_spread(l1),
-                int(l1.get("miss_spread", 0)), int(l1.get("store_sp_ii", 0)))
+                int(l1.get("miss_spread", 0)), int(l1.get("store_sp_ii", 0)), bool(c.get("gap_turn", False)))
 
 
 def _miss_spread(l1: dict) -> np.ndarray:
@@ -358,7 +370,7 @@ def _run(pipe, ii, stall, keep, wb, rb, wait, lat, mem, line, nlines, yld, sp_of
          frame_lines, sets, ways, hit_lat, miss_lat, line_ii, fill_ii, mio_ii, hold, yield_switch, policy, hsh,
          validate, last_use, lu_permille, stale, in_order, mio_warp_ii, mio_sm_ii, store_ii, store_queue,
          fill_port, iline, known, fp, log, counts, redir, mhold, stalls, settled, store_read, spread,
-         seed, store_sp_ii):
+         seed, store_sp_ii, gap_turn):
     """Cycle of the end of every trip of every warp (``ends[warp, trip]``); the issue cycles of each warp's
     first ``log.shape[1]`` instructions go to ``log``; ``counts[trip > 0]`` gets the local lines loaded, the
     loads that missed, the lines stored and the stores that missed (:data:`COUNTS`); ``stalls[trip > 0, w]``
@@ -504,7 +516,8 @@ def _run(pipe, ii, stall, keep, wb, rb, wait, lat, mem, line, nlines, yld, sp_of
             nxt[w] = t + (stall[i] if stall[i] > 0 else 1)
             plain[w] = nxt[w] - redir[i]
             h = last[s]  # the greedy warp keeps its turn through waits no longer than ``hold``
-            if h < 0 or h == w or done[h] >= want[h] or nxt[h] - t > hold or _waits(h, t, pos, wait, sb):
+            if h < 0 or h == w or done[h] >= want[h] or nxt[h] - t > hold or _waits(h, t, pos, wait, sb) or \
+                    (gap_turn and nxt[h] > t and pipe[i] != ALU):  # a non-ALU op in its stall count (``gap_turn``)
                 last[s] = w
             issued_at[w] = t
             if yield_switch and yld[i] == 1:  # the yield flag: the next warp in turn (or the least recent) goes first

@@ -16,15 +16,15 @@ cubin ran with the yield flags changed (``variants``). What the H100 does:
   (Clearing the flags needs the operand-reuse bits cleared too; those variants also slow each warp alone,
   18 cycles a probe step, and are not compared here.)
 
-sass_sim's issue policy in the table (greedy: the warp that issued last goes on while it can, through waits
-of at most ``hold``) ignores the yield flag, so once the probe is in it keeps the pipe (17 cycles a step).
-With ``yield_switch`` (a yielding instruction passes the turn to the next warp) and ``hold`` 1 (a warp
-that waits 2 cycles or more past its issue loses its turn to a warp that issues meanwhile: the probe's one
-LOP3 at stall count 4 lets the non-yielding hog in, which then keeps the pipe to its branch, a 276-cycle step)
-the replay follows all four clean runs within 13 % (the plain one: 31.9 against 33.0 cycles a step). It
-stays off in the table: warps running the same code then stay in whatever phase they start the loop in, and
-the recorded emulated loops, whose loop-start offsets are not recorded, fit worse started together (README,
-Timing; the two phase modes against the H100's pairs: ``warpsim.timing.pair_modes``).
+The greedy issue policy of the table until 2026-11-27 (``sass_sim.GREEDY``: the warp that issued last goes on
+while it can, through waits of at most ``hold``) ignores the yield flag, so once the probe is in it keeps the
+pipe (17 cycles a step). With ``yield_switch`` (a yielding instruction passes the turn to the next warp) and
+``hold`` 1 (a warp that waits 2 cycles or more past its issue loses its turn to a warp that issues meanwhile: the
+probe's one LOP3 at stall count 4 lets the non-yielding hog in, which then keeps the pipe to its branch, a
+276-cycle step) the replay follows all four clean runs within 13 % (the plain one: 31.9 against 33.0 cycles a
+step). The table issues so since, with ``gap_turn`` (a warp issuing another pipe's instruction in the turn's
+warp's stall count takes the turn), which these runs, ALU ops on both sides, do not see (31.1 / 385 / 17.2 /
+33.1; README, Timing; ``warpsim.timing.pair_modes``).
 
     python -m warpsim.timing.sched_probe        # the H100's probe steps beside the replay's
 """
@@ -36,7 +36,7 @@ import sys
 
 import numpy as np
 
-from warpsim.timing import measurement
+from warpsim.timing import measurement, sass_sim
 
 PATH = os.path.join(os.path.dirname(__file__), "..", "..", "traces", "h100", "sched_probe.json")
 #: the runs compared with the replay: the plain cubin, and those whose yield flags were only set
@@ -116,7 +116,8 @@ def main(argv=None) -> int:
     if argv is None:
         return 0
     doc = load()
-    for name, opts in (("greedy (the table)", {}), ("yield_switch, hold 1", {"yield_switch": True, "hold": 1})):
+    for name, opts in (("greedy (the table until 2026-11-27)", sass_sim.GREEDY), ("yield_switch, hold 1", sass_sim.YIELD),
+                       ("the table (yield_switch, hold 1, gap_turn)", {})):
         print(name)
         for r in table(doc, **opts):
             print(f"  {r['cubin']:14s} probe step beside the hog: H100 {r['h100_step']:6.1f}  model "

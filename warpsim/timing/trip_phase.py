@@ -21,8 +21,9 @@ also, in a fifth of its launches, at -102: its fast mode); dense_s4_k64 ILP 4 ne
 and more. :func:`locks` groups the launches by their offset, and :func:`lock_replay` starts a pair that far
 apart under the yield rule ``sched_probe`` measured (``yield_switch``, ``hold`` 1): at the H100's offsets it
 gives the H100's pair times within 1 % for six of the ten groups, the other dense_s4_k64 ILP 4 groups 1.7-3.8 %
-long, and not sp_s4_k64 ILP 1's fast mode, which it does not hold (9.8 %). The table's greedy rule locks every
-pair at its own offset: dense_s4_k64 ILP 4 at 1.67x against the H100's 1.55-1.58 (1.69 in 4 launches).
+long, and not sp_s4_k64 ILP 1's fast mode, which it does not hold (9.8 %). The greedy rule of the table until
+2026-11-27 locked every pair at its own offset: dense_s4_k64 ILP 4 at 1.67x against the H100's 1.55-1.58 (1.69
+in 4 launches). The table's rule since (``gap_turn``) parts that pair from a start in phase: 1.535x.
 
     python -m warpsim.timing.trip_phase        # the H100's cycles a trip and pair offsets beside the replay's
     python -m warpsim.timing.trip_phase --reps # the recorded kernels' lock offsets and pair times, and the replay's
@@ -41,7 +42,7 @@ DATA = os.path.join(HERE, "..", "..", "traces", "h100", "trip_phase.json")
 REPS = os.path.join(HERE, "..", "..", "traces", "h100", "trip_phase_reps.json")
 WARPS = (1, 4, 5, 6, 8, 9)
 #: the issue rule ``sched_probe`` measured: a warp keeps its sub-partition's turn until a yield-flagged instruction
-YIELD = {"yield_switch": True, "hold": 1}
+YIELD = sass_sim.YIELD
 
 
 def load(path: str = DATA) -> dict:
@@ -111,14 +112,15 @@ def locks(doc: dict | None = None, warps: int = 5, least: int = 4) -> dict:
     """``{kernel: [(offset, launches, pair), ...]}`` of the recorded kernels with ``warps`` warps, the launches of
     ``least`` or more trips grouped by the offset of warp 4's end clock from warp 0's (most launches first; groups
     of four or more loop counts); ``pair``: the slope of warp 0's cycles over the group's loop counts, over the
-    replay's one-warp trip (within 0.5 % of the H100's for these loops)."""
+    one-warp trip of the replay under the greedy table's options (``sass_sim.GREEDY``; within 0.5 % of the H100's
+    for these loops)."""
     from collections import Counter
     doc = doc or load_reps()
     out = {}
     for k in dict.fromkeys(f"{r['form']}_ilp{r['ilp']}" for r in doc["rows"]):
         rows = [r for r in doc["rows"] if f"{r['form']}_ilp{r['ilp']}" == k and r["warps"] == warps
                 and r["reps"] >= least]
-        one = sass_sim.table_loop(k).later((1, 0, 0, 0))
+        one = sass_sim.table_loop(k, **sass_sim.GREEDY).later((1, 0, 0, 0))
         out[k] = []
         for off, n in Counter(r["end"][4] - r["end"][0] for r in rows).most_common():
             group = [r for r in rows if r["end"][4] - r["end"][0] == off]
@@ -158,7 +160,7 @@ def main(argv=None) -> int:
         print("the recorded kernels, 5 warps: launches by the offset of warp 4's trip ends from warp 0's; pair over "
               "one warp, H100 / the yield rule started that far apart / the table's greedy rule")
         for k, groups in locks().items():
-            greedy = lock_replay(k, 0, yield_switch=False)
+            greedy = lock_replay(k, 0, **sass_sim.GREEDY)
             for off, n, pair in groups:
                 print(f"{k:18} {off:+6d} cycles, {n:2d} launches: {pair:.3f} / {lock_replay(k, off):.3f} / {greedy:.3f}")
         return 0
