@@ -644,6 +644,28 @@ def test_sched_probe_yield_sharing():
         assert all(abs(r["model_step"] / r["h100_step"] - 1) < 0.06 for r in rows if r["cubin"] != "hog_noyield")
 
 
+def test_sched_gap_a_hog_on_the_fma_pipes_takes_the_turn_in_the_probes_stalls():
+    """traces/h100/sched_gap.json: sched_probe's probe (LOP3, ALU) beside a hog issuing FFMA (the FMA pipes). A hog
+    that never yields keeps the probe out to its loop branch (steps of one to three of its 140-cycle trips), as
+    the yield rule says and greedy does not (21 cycles). With the hog yielding every 4th / 8th / 16th FFMA the
+    probe's steps on the H100 lie between the yield rule without gap_turn (the probe losing its turn only at its
+    own yields) and the table (gap_turn: the hog taking the turn after every probe instruction), and grow with N:
+    the hog does take the turn in the probe's stall counts, less often than gap_turn says."""
+    from warpsim.timing import sass_sim, sched_probe
+    doc = sched_probe.load(sched_probe.GAP)
+    assert {v["every"] for v in doc["variants"].values()} == {4, 8, 16}
+    assert all(x.split()[2] == "1" for x in doc["sass"]["hog_trip"])  # ptxas: no FFMA of the hog yields
+    plain = sched_probe.measured(doc["runs"])
+    assert 16 <= np.mean(plain["probe_alone"]) < 20 and {142, 264, 409} <= set(plain["probe_shared"])
+    rows = {r["cubin"]: r for r in sched_probe.gap_table(doc, dict(sched_probe.GAP_RULES, greedy=sass_sim.GREEDY))}
+    assert abs(rows["plain"]["table"] / rows["plain"]["h100_step"] - 1) < 0.2 and rows["plain"]["greedy"] < 25
+    steps = [rows[k]["h100_step"] for k in ("yield4", "yield8", "yield16")]
+    assert steps == sorted(steps) and steps[0] > 30
+    for k in ("yield4", "yield8", "yield16"):
+        r = rows[k]
+        assert r["table without gap_turn"] + 10 < r["h100_step"] < r["table"], r
+
+
 def test_s4_pairs_take_one_of_the_yield_policys_two_phase_modes():
     """Two warps of an s4 loop on one sub-partition (warpsim.timing.pair_modes): the H100's pair times are
     bimodal (T/sp_s4_k64 ILP 1: ~1.53 x one warp at 5-6 warps, ~1.39 x at 8-9), and every one of the 150

@@ -53,11 +53,11 @@ def _text(cubin: bytes, fn: str = "probe") -> int:
     raise ValueError(f"no .text.{fn} in the cubin")
 
 
-def patch_yield(cubin: bytes, ranges, noyield: bool) -> bytes:
-    """The cubin with every instruction in ``ranges`` (byte offsets, inclusive) made non-yielding (no-yield bit
-    set) or yielding (bit cleared, operand-reuse bits cleared with it)."""
+def patch_yield(cubin: bytes, ranges, noyield: bool, fn: str = "probe") -> bytes:
+    """The cubin with every instruction in ``ranges`` (byte offsets, inclusive) of kernel ``fn`` made
+    non-yielding (no-yield bit set) or yielding (bit cleared, operand-reuse bits cleared with it)."""
     out = bytearray(cubin)
-    base = _text(cubin)
+    base = _text(cubin, fn)
     for lo, hi in ((ranges,) if isinstance(ranges[0], int) else ranges):
         for a in range(lo, hi + 16, 16):
             hw = struct.unpack_from("<Q", out, base + a + 8)[0]

@@ -269,8 +269,9 @@ TABLE = {
             #   of traces/h100/loop_start_sass.json replayed from their own loop starts (pair_modes --fit): 648
             #   within 5 % with it, 612 without, 539 greedy. The six trip_phase.json kernels the table was not
             #   fitted to (warpsim.timing.trip_phase): 36 of 36 within 5 %, max 2.2 % (greedy 35, max 5.3 %).
-            # The recorded emulated configurations within 5 %: 272 of 276 (greedy 269; this rule with "hold" 2
-            # 270, with the next warp in turn 262, with the fitted CALL/RET redirects of the greedy table 263).
+            # The recorded emulated configurations within 5 %: 272 of 276 (greedy 269; this rule without
+            # "gap_turn" 268, with "hold" 2 270, with the next warp in turn 262, with the fitted CALL/RET
+            # redirects of the greedy table 263).
             "yield_switch": True,
             "yield_order": "lru",
             "gap_turn": True,

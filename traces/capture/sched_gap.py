@@ -1,0 +1,126 @@
+#!/usr/bin/env python3
+"""Does a warp that issues to another pipe while the turn's warp waits out a stall count take the turn?
+(traces/capture/sched_gap.cu; recorded on the H100 into traces/h100/sched_gap.json, replayed by
+``python -m warpsim.timing.sched_probe --gap``.)
+
+    nvcc -cubin -gencode=arch=compute_90a,code=sm_90a -O3 -o traces/capture/build/sched_gap.cubin \
+        traces/capture/sched_gap.cu
+    python traces/capture/sched_gap.py --device OUT [--cubin CUBIN]   # on the GPU (default: that cubin)
+    python traces/capture/sched_gap.py --json OUT       # here: traces/h100/sched_gap.json
+
+One CTA of 5 warps, as sched_probe.py, with the hog's LOP3 replaced by independent FFMA (the FMA pipes, where
+the probe's LOP3 go to the ALU): hog alone, probe alone and both, probe delays 0-2000 ns, three repeats. ptxas
+sets the no-yield bit on every FFMA of the hog's loop; the same cubin with the yield flag on every 4th, 8th or
+16th of them (``VARIANTS``, sched_probe.patch_yield) ran two repeats of seven runs each.
+``--json`` adds the SASS of the hog's loop trip and the probe's 16 steps (``cuobjdump -sass``, encoded as
+warpsim.timing.sass_profile.encode), found in the disassembly: the trip from the target of the hog's backward
+branch to the branch, the probe from the clock read after its sleep to the 17th.
+"""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent.parent
+sys.path.insert(0, str(HERE))
+from sched_probe import _disassemble, _launch  # noqa: E402
+from trips import write_atomic  # noqa: E402
+
+
+#: cubins made from the plain one (whose hog never yields: ptxas sets the no-yield bit on all its FFMA): the
+#: yield flag set on every n-th FFMA of the hog's trip
+VARIANTS = {"yield4": 4, "yield8": 8, "yield16": 16}
+
+
+def device(out: Path, cubin: Path) -> None:
+    import cupy as cp
+    sys.path.insert(0, str(REPO))
+    from sched_probe import patch_yield
+    from warpsim.timing import sass_profile
+    buf = cp.zeros(16 * 64, cp.int64)
+    sink = cp.zeros(1024, cp.uint32)
+    out.mkdir(parents=True, exist_ok=True)
+    fn = cp.RawModule(path=str(cubin)).get_function("gap")
+    runs = [dict(_launch(fn, buf, sink, hog_n, chain, delay), rep=rep) for rep in range(3)
+            for hog_n in (0, 64) for chain in (0, 1, 2) for delay in ((0, 500, 1000, 2000) if chain else (0,))
+            if hog_n or chain]
+    (out / "sched_gap_runs.json").write_text(json.dumps(runs))
+    text = _disassemble(cubin)
+    (out / "sched_gap.sass").write_text(text)
+    hog = sequences(sass_profile.parse_sass(text)["gap"])["hog_trip"]
+    ffma = [a for a, t, _ in hog if t.startswith("FFMA")]
+    plain = cubin.read_bytes()
+    variants = {}
+    for name, n in VARIANTS.items():
+        path = out / f"sched_gap_{name}.cubin"
+        path.write_bytes(patch_yield(plain, tuple((a, a) for a in ffma[n - 1::n]), False, "gap"))
+        fn = cp.RawModule(path=str(path)).get_function("gap")
+        variants[name] = [dict(_launch(fn, buf, sink, *cfg), rep=rep) for rep in range(2)
+                          for cfg in ((64, 0, 0), (0, 1, 0), (0, 2, 0), (64, 1, 0), (64, 1, 1000), (64, 2, 0),
+                                      (64, 2, 500))]
+        (out / f"sched_gap_{name}.sass").write_text(_disassemble(path))
+    (out / "sched_gap_variants.json").write_text(json.dumps(variants))
+
+
+def sequences(ins: list) -> dict:
+    """The hog's loop trip and the probe's steps of the parsed SASS ``ins`` (``[(addr, text, ctrl)]``)."""
+    addr = [a for a, _, _ in ins]
+    back = [(i, _target(t)) for i, (a, t, _) in enumerate(ins)
+            if "BRA" in t.split()[:2] and _target(t) is not None and _target(t) < a]
+    if not back:
+        raise ValueError("no backward branch (the hog's loop) in the SASS")
+    i, target = back[0]
+    hog = ins[addr.index(target):i + 1]
+    sleep = next(k for k, (_, t, _) in enumerate(ins) if t.startswith("NANOSLEEP"))
+    clocks = [k for k, (_, t, _) in enumerate(ins) if k > sleep and t.startswith("CS2R") and "SR_CLOCK" in t]
+    probe = ins[clocks[0]:clocks[16] + 1]
+    return {"hog_trip": hog, "probe": probe}
+
+
+def _target(text: str):
+    """The byte address a branch's text names (``BRA 0x2a0`` or ``BRA `(.L_x_3)``: None for a label)."""
+    import re
+    m = re.search(r"BRA (?:\S+ )?0x([0-9a-f]+)", text)
+    return int(m.group(1), 16) if m else None
+
+
+def to_json(src: Path) -> dict:
+    sys.path.insert(0, str(REPO))
+    from warpsim.timing import sass_profile
+    def seqs(name):
+        return sequences(sass_profile.parse_sass((src / name).read_text())["gap"])
+
+    def encoded(seq):
+        return {k: [sass_profile.encode(t, c) for _, t, c in v] for k, v in seq.items()}
+    seq = seqs("sched_gap.sass")
+    variants = json.loads((src / "sched_gap_variants.json").read_text())
+    return {"what": "warp 0 issues independent FFMA (the FMA pipes), warp 4 on the same sub-partition times 16 "
+                    "steps of 4 LOP3 (the ALU) (traces/capture/sched_gap.py)",
+            "device": "NVIDIA H100 80GB HBM3", "recorded": "2026-11-27",
+            "built": "nvcc -cubin -gencode=arch=compute_90a,code=sm_90a -O3 (ptxas 13.0.88)",
+            "ffma_per_hog_trip": sum(1 for _, t, _ in seq["hog_trip"] if t.startswith("FFMA")),
+            "sass": encoded(seq),
+            "sass_text": {k: [t for _, t, _ in v] for k, v in seq.items()},
+            "runs": json.loads((src / "sched_gap_runs.json").read_text()),
+            "variants": {k: {"every": VARIANTS[k], "sass": encoded(seqs(f"sched_gap_{k}.sass")), "runs": v}
+                         for k, v in variants.items()}}
+
+
+def main(argv=None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args[:1] == ["--device"]:
+        cubin = Path(args[args.index("--cubin") + 1]) if "--cubin" in args else HERE / "build" / "sched_gap.cubin"
+        device(Path(args[1]), cubin)
+    elif args[:1] == ["--json"]:
+        doc = to_json(Path(args[1]))
+        write_atomic(REPO / "traces" / "h100" / "sched_gap.json", json.dumps(doc, indent=1) + "\n")
+    else:
+        print(__doc__)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
