@@ -269,6 +269,9 @@ TABLE = {
             #   of traces/h100/loop_start_sass.json replayed from their own loop starts (pair_modes --fit): 648
             #   within 5 % with it, 612 without, 539 greedy. The six trip_phase.json kernels the table was not
             #   fitted to (warpsim.timing.trip_phase): 36 of 36 within 5 %, max 2.2 % (greedy 35, max 5.3 %).
+            #   A stand-in: beside a hog on the FMA pipes (traces/h100/sched_gap.json, sched_probe --gap) the
+            #   H100's hog takes the turn in the probe's stalls less often than this (probe steps 35 / 41 / 56
+            #   cycles with the hog yielding every 4th / 8th / 16th FFMA; this rule 40 / 58 / 111, none 22 / 24 / 38).
             # The recorded emulated configurations within 5 %: 272 of 276 (greedy 269; this rule without
             # "gap_turn" 268, with "hold" 2 270, with the next warp in turn 262, with the fitted CALL/RET
             # redirects of the greedy table 263).
