@@ -25,8 +25,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 sys.path.insert(0, str(HERE))
-from sched_probe import _disassemble, _launch  # noqa: E402
-from trips import write_atomic  # noqa: E402
+from sched_probe import _disassemble, _launch, cli  # noqa: E402
 
 
 #: cubins made from the plain one (whose hog never yields: ptxas sets the no-yield bit on all its FFMA): the
@@ -109,17 +108,7 @@ def to_json(src: Path) -> dict:
 
 
 def main(argv=None) -> int:
-    args = list(sys.argv[1:] if argv is None else argv)
-    if args[:1] == ["--device"]:
-        cubin = Path(args[args.index("--cubin") + 1]) if "--cubin" in args else HERE / "build" / "sched_gap.cubin"
-        device(Path(args[1]), cubin)
-    elif args[:1] == ["--json"]:
-        doc = to_json(Path(args[1]))
-        write_atomic(REPO / "traces" / "h100" / "sched_gap.json", json.dumps(doc, indent=1) + "\n")
-    else:
-        print(__doc__)
-        return 2
-    return 0
+    return cli(argv, "sched_gap", device, to_json, __doc__)
 
 
 if __name__ == "__main__":

@@ -122,18 +122,24 @@ def to_json(src: Path) -> dict:
             "variants": {k: {"sass": sass(f"sched_probe_{k}.sass"), "runs": v} for k, v in variants.items()}}
 
 
-def main(argv=None) -> int:
+def cli(argv, name: str, device_fn, json_fn, doc: str) -> int:
+    """The command line of a scheduler probe ``name`` (sched_probe, sched_gap): ``--device OUT [--cubin CUBIN]``
+    runs ``device_fn`` on the GPU (default cubin build/<name>.cubin), ``--json OUT`` writes
+    traces/h100/<name>.json from ``json_fn`` atomically; anything else prints ``doc``."""
     args = list(sys.argv[1:] if argv is None else argv)
     if args[:1] == ["--device"]:
-        cubin = Path(args[args.index("--cubin") + 1]) if "--cubin" in args else HERE / "build" / "sched_probe.cubin"
-        device(Path(args[1]), cubin)
+        cubin = Path(args[args.index("--cubin") + 1]) if "--cubin" in args else HERE / "build" / f"{name}.cubin"
+        device_fn(Path(args[1]), cubin)
     elif args[:1] == ["--json"]:
-        doc = to_json(Path(args[1]))
-        write_atomic(REPO / "traces" / "h100" / "sched_probe.json", json.dumps(doc, indent=1) + "\n")
+        write_atomic(REPO / "traces" / "h100" / f"{name}.json", json.dumps(json_fn(Path(args[1])), indent=1) + "\n")
     else:
-        print(__doc__)
+        print(doc)
         return 2
     return 0
+
+
+def main(argv=None) -> int:
+    return cli(argv, "sched_probe", device, to_json, __doc__)
 
 
 if __name__ == "__main__":
