@@ -25,7 +25,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 sys.path.insert(0, str(HERE))
-from sched_probe import _disassemble, _launch, cli  # noqa: E402
+from sched_probe import _disassemble, _launch, cli, patch_yield, plain_runs  # noqa: E402
 
 
 #: cubins made from the plain one (whose hog never yields: ptxas sets the no-yield bit on all its FFMA): the
@@ -36,18 +36,8 @@ VARIANTS = {"yield4": 4, "yield8": 8, "yield16": 16}
 def device(out: Path, cubin: Path) -> None:
     import cupy as cp
     sys.path.insert(0, str(REPO))
-    from sched_probe import patch_yield
     from warpsim.timing import sass_profile
-    buf = cp.zeros(16 * 64, cp.int64)
-    sink = cp.zeros(1024, cp.uint32)
-    out.mkdir(parents=True, exist_ok=True)
-    fn = cp.RawModule(path=str(cubin)).get_function("gap")
-    runs = [dict(_launch(fn, buf, sink, hog_n, chain, delay), rep=rep) for rep in range(3)
-            for hog_n in (0, 64) for chain in (0, 1, 2) for delay in ((0, 500, 1000, 2000) if chain else (0,))
-            if hog_n or chain]
-    (out / "sched_gap_runs.json").write_text(json.dumps(runs))
-    text = _disassemble(cubin)
-    (out / "sched_gap.sass").write_text(text)
+    buf, sink, text = plain_runs(out, cubin, "gap")
     hog = sequences(sass_profile.parse_sass(text)["gap"])["hog_trip"]
     ffma = [a for a, t, _ in hog if t.startswith("FFMA")]
     plain = cubin.read_bytes()

@@ -77,18 +77,28 @@ def _launch(fn, buf, sink, hog_n, chain, delay):
             "probe": [int(v) for v in o[4, 2:19]]}
 
 
-def device(out: Path, cubin: Path) -> None:
+def plain_runs(out: Path, cubin: Path, name: str):
+    """The plain cubin's runs of kernel ``name`` (hog alone, probe alone and both, probe delays 0-2000 ns, three
+    repeats) into OUT/sched_<name>_runs.json, and its SASS into OUT/sched_<name>.sass; ``(buf, sink, sass)``."""
     import cupy as cp
-    plain = cubin.read_bytes()
     buf = cp.zeros(16 * 64, cp.int64)
     sink = cp.zeros(1024, cp.uint32)
     out.mkdir(parents=True, exist_ok=True)
-    fn = cp.RawModule(path=str(cubin)).get_function("probe")
+    fn = cp.RawModule(path=str(cubin)).get_function(name)
     runs = [dict(_launch(fn, buf, sink, hog_n, chain, delay), rep=rep) for rep in range(3)
             for hog_n in (0, 64) for chain in (0, 1, 2) for delay in ((0, 500, 1000, 2000) if chain else (0,))
             if hog_n or chain]
-    (out / "sched_probe_runs.json").write_text(json.dumps(runs))
-    (out / "sched_probe.sass").write_text(_disassemble(cubin))
+    stem = "sched_probe" if name == "probe" else f"sched_{name}"
+    (out / f"{stem}_runs.json").write_text(json.dumps(runs))
+    text = _disassemble(cubin)
+    (out / f"{stem}.sass").write_text(text)
+    return buf, sink, text
+
+
+def device(out: Path, cubin: Path) -> None:
+    import cupy as cp
+    plain = cubin.read_bytes()
+    buf, sink, _ = plain_runs(out, cubin, "probe")
     variants = {}
     for name, (ranges, noyield) in VARIANTS.items():
         path = out / f"sched_probe_{name}.cubin"
