@@ -67,9 +67,9 @@ cycle by cycle, with the table's ``emulated["sass"]`` entry:
   (``sched_probe``, ``traces/h100/sched_probe.json``: two warps on one sub-partition, yield flags as ptxas set
   them or patched); ``gap_turn`` leaves those runs as they are and makes two warps of the same s4 loop part
   where the H100's part (``params_sm90``), though beside a hog on the FMA pipes it has the hog take the turn
-  more often than the H100's does (``traces/h100/sched_gap.json``). Without ``yield_switch`` the issue is greedy (the table before
-  2026-11-27). ``stagger`` (cycles, 0): the k-th warp of a sub-partition starts the loop k x ``stagger`` cycles
-  after the first (``warpsim.timing.pair_modes``).
+  more often than the H100's does (``traces/h100/sched_gap.json``). Without ``yield_switch`` the issue is greedy
+  (the table before 2026-11-27). ``stagger`` (cycles, 0): the k-th warp of a sub-partition starts the loop
+  k x ``stagger`` cycles after the first (``warpsim.timing.pair_modes``).
 
 :func:`issue` runs warps with programs of their own on one sub-partition (a microbenchmark's warps).
 ``Loop.stalls`` accounts for every cycle of every warp as Nsight Compute's warp states (:data:`STALLS`), for

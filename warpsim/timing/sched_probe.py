@@ -140,7 +140,8 @@ def main(argv=None) -> int:
             print(f"  {r['cubin']:8s} {r['h100_step']:6.1f} / " + " / ".join(f"{r[k]:6.1f}" for k in rules))
         return 0
     doc = load()
-    for name, opts in (("greedy (the table until 2026-11-27)", sass_sim.GREEDY), ("yield_switch, hold 1", sass_sim.YIELD),
+    for name, opts in (("greedy (the table until 2026-11-27)", sass_sim.GREEDY),
+                       ("yield_switch, hold 1", sass_sim.YIELD),
                        ("the table (yield_switch, hold 1, gap_turn)", {})):
         print(name)
         for r in table(doc, **opts):

@@ -158,7 +158,7 @@ def main(argv=None) -> int:
         return 0
     if "--reps" in argv:
         print("the recorded kernels, 5 warps: launches by the offset of warp 4's trip ends from warp 0's; pair over "
-              "one warp, H100 / the yield rule started that far apart / the table's greedy rule")
+              "one warp, H100 / the yield rule started that far apart / the greedy rule (the table until 2026-11-27)")
         for k, groups in locks().items():
             greedy = lock_replay(k, 0, **sass_sim.GREEDY)
             for off, n, pair in groups:
