@@ -10,8 +10,8 @@ times, not a spread between them: T/sp_s4_k64 ILP 1 1.51-1.53 x one warp in the 
 
 sass_sim with the issue policy the scheduler microbenchmark shows (``yield_switch``, ``hold`` 1 on the greedy
 table's other options: ``sass_sim.YIELD``; ``warpsim.timing.sched_probe``) has two such modes per loop, picked by
-how far apart the two warps start the loop (``stagger``): in phase (started together) and out of phase (started ~120-170 cycles apart).
-Each of the 150 pair times the H100 recorded for the five s4 loops lies within 2.7 % of one of them (141
+how far apart the two warps start the loop (``stagger``): in phase (started together) and out of phase
+(started ~120-170 cycles apart). Each of the 150 pair times the H100 recorded for the five s4 loops lies within 2.7 % of one of them (141
 within 1.6 %, median 0.6 %): sp_s4_k64 ILP 1 1.533 / 1.375, sp_s4_k128 ILP 1 1.432 / 1.367, dense_s4_k64
 ILP 1 in phase (1.328), ILP 4 out of phase (1.543-1.553), sp_s4_k64 ILP 4 in phase (1.544). The greedy
 policy of the table until 2026-11-27 (``sass_sim.GREEDY``, ``hold`` 2) has one mode, between them: within 5 % of
