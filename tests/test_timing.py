@@ -666,6 +666,20 @@ def test_sched_gap_a_hog_on_the_fma_pipes_takes_the_turn_in_the_probes_stalls():
         assert r["table without gap_turn"] + 10 < r["h100_step"] < r["table"], r
 
 
+def test_sched_gap_imad_hog_does_not_tell_the_rules_apart():
+    """traces/h100/sched_gap_imad.json: the same probe beside a hog issuing IMAD (the FMA-heavy pipe alone, the s4
+    routines' fillers; ptxas's stall count 2, yield flags on 21 of 128). The hog leaves gaps of its own, so the
+    table's rule with or without gap_turn gives the same probe steps (19-20 cycles); the H100's are 22.5 whatever
+    the hog's yields (alone 18.4): ~3 cycles a step the yield rule does not have (greedy 23-26)."""
+    from warpsim.timing import sass_sim, sched_probe
+    doc = sched_probe.load(sched_probe.GAP.replace("sched_gap", "sched_gap_imad"))
+    assert doc["hog_op"] == "IMAD" and sum(x.split()[2] == "0" for x in doc["sass"]["hog_trip"]) == 21
+    rows = sched_probe.gap_table(doc, dict(sched_probe.GAP_RULES, greedy=sass_sim.GREEDY))
+    for r in rows:
+        assert 21.5 < r["h100_step"] < 23.5 and abs(r["table"] - r["table without gap_turn"]) < 1, r
+        assert 0.8 < r["table"] / r["h100_step"] < 0.9 and r["greedy"] > r["table"] + 2, r
+
+
 def test_s4_pairs_take_one_of_the_yield_policys_two_phase_modes():
     """Two warps of an s4 loop on one sub-partition (warpsim.timing.pair_modes): the H100's pair times are
     bimodal (T/sp_s4_k64 ILP 1: ~1.53 x one warp at 5-6 warps, ~1.39 x at 8-9), and every one of the 150

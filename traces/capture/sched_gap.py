@@ -7,6 +7,8 @@
         traces/capture/sched_gap.cu
     python traces/capture/sched_gap.py --device OUT [--cubin CUBIN]   # on the GPU (default: that cubin)
     python traces/capture/sched_gap.py --json OUT       # here: traces/h100/sched_gap.json
+    (built with -DHOG_IMAD, the hog issues IMAD, the FMA-heavy pipe alone, as the s4 routines' fillers; --imad
+    then names the files: build/sched_gap_imad.cubin, traces/h100/sched_gap_imad.json)
 
 One CTA of 5 warps, as sched_probe.py, with the hog's LOP3 replaced by independent FFMA (the FMA pipes, where
 the probe's LOP3 go to the ALU): hog alone, probe alone and both, probe delays 0-2000 ns, three repeats. ptxas
@@ -39,7 +41,7 @@ def device(out: Path, cubin: Path) -> None:
     from warpsim.timing import sass_profile
     buf, sink, text = plain_runs(out, cubin, "gap")
     hog = sequences(sass_profile.parse_sass(text)["gap"])["hog_trip"]
-    ffma = [a for a, t, _ in hog if t.startswith("FFMA")]
+    ffma = [a for a, t, _ in hog if t.startswith(hog_op({"hog_trip": hog}))]
     plain = cubin.read_bytes()
     variants = {}
     for name, n in VARIANTS.items():
@@ -68,6 +70,12 @@ def sequences(ins: list) -> dict:
     return {"hog_trip": hog, "probe": probe}
 
 
+def hog_op(seq: dict) -> str:
+    """The hog's instruction (FFMA, or IMAD built with -DHOG_IMAD): the most common opcode of its loop trip."""
+    from collections import Counter
+    return Counter(t.split()[0].split(".")[0] for _, t, _ in seq["hog_trip"]).most_common(1)[0][0]
+
+
 def _target(text: str):
     """The byte address a branch's text names (``BRA 0x2a0`` or ``BRA `(.L_x_3)``: None for a label)."""
     import re
@@ -85,11 +93,12 @@ def to_json(src: Path) -> dict:
         return {k: [sass_profile.encode(t, c) for _, t, c in v] for k, v in seq.items()}
     seq = seqs("sched_gap.sass")
     variants = json.loads((src / "sched_gap_variants.json").read_text())
-    return {"what": "warp 0 issues independent FFMA (the FMA pipes), warp 4 on the same sub-partition times 16 "
+    op = hog_op(seq)
+    return {"what": f"warp 0 issues independent {op} (the FMA pipes), warp 4 on the same sub-partition times 16 "
                     "steps of 4 LOP3 (the ALU) (traces/capture/sched_gap.py)",
             "device": "NVIDIA H100 80GB HBM3", "recorded": "2026-11-27",
             "built": "nvcc -cubin -gencode=arch=compute_90a,code=sm_90a -O3 (ptxas 13.0.88)",
-            "ffma_per_hog_trip": sum(1 for _, t, _ in seq["hog_trip"] if t.startswith("FFMA")),
+            "hog_op": hog_op(seq), "per_hog_trip": sum(1 for _, t, _ in seq["hog_trip"] if t.startswith(hog_op(seq))),
             "sass": encoded(seq),
             "sass_text": {k: [t for _, t, _ in v] for k, v in seq.items()},
             "runs": json.loads((src / "sched_gap_runs.json").read_text()),
@@ -98,7 +107,10 @@ def to_json(src: Path) -> dict:
 
 
 def main(argv=None) -> int:
-    return cli(argv, "sched_gap", device, to_json, __doc__)
+    args = list(sys.argv[1:] if argv is None else argv)
+    imad = "--imad" in args  # the cubin built with -DHOG_IMAD: traces/h100/sched_gap_imad.json
+    return cli([a for a in args if a != "--imad"], "sched_gap_imad" if imad else "sched_gap", device, to_json,
+               __doc__)
 
 
 if __name__ == "__main__":
