@@ -21,13 +21,17 @@ branch to the branch, the probe from the clock read after its sleep to the 17th.
 from __future__ import annotations
 
 import json
+import re
 import sys
+from collections import Counter
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 sys.path.insert(0, str(HERE))
-from sched_probe import _disassemble, _launch, cli, patch_yield, plain_runs  # noqa: E402
+from sched_probe import cli, patch_yield, plain_runs, variant_runs  # noqa: E402
+sys.path.insert(0, str(REPO))
+from warpsim.timing import sass_profile  # noqa: E402
 
 
 #: cubins made from the plain one (whose hog never yields: ptxas sets the no-yield bit on all its FFMA): the
@@ -36,30 +40,21 @@ VARIANTS = {"yield4": 4, "yield8": 8, "yield16": 16}
 
 
 def device(out: Path, cubin: Path) -> None:
-    import cupy as cp
-    sys.path.insert(0, str(REPO))
-    from warpsim.timing import sass_profile
     buf, sink, text = plain_runs(out, cubin, "gap")
     hog = sequences(sass_profile.parse_sass(text)["gap"])["hog_trip"]
-    ffma = [a for a, t, _ in hog if t.startswith(hog_op({"hog_trip": hog}))]
+    op = hog_op(hog)
+    addrs = [a for a, t, _ in hog if sass_profile.opcode(t) == op]
     plain = cubin.read_bytes()
-    variants = {}
-    for name, n in VARIANTS.items():
-        path = out / f"sched_gap_{name}.cubin"
-        path.write_bytes(patch_yield(plain, tuple((a, a) for a in ffma[n - 1::n]), False, "gap"))
-        fn = cp.RawModule(path=str(path)).get_function("gap")
-        variants[name] = [dict(_launch(fn, buf, sink, *cfg), rep=rep) for rep in range(2)
-                          for cfg in ((64, 0, 0), (0, 1, 0), (0, 2, 0), (64, 1, 0), (64, 1, 1000), (64, 2, 0),
-                                      (64, 2, 500))]
-        (out / f"sched_gap_{name}.sass").write_text(_disassemble(path))
-    (out / "sched_gap_variants.json").write_text(json.dumps(variants))
+    variant_runs(out, "sched_gap", "gap", {k: patch_yield(plain, tuple((a, a) for a in addrs[n - 1::n]), False, "gap")
+                                           for k, n in VARIANTS.items()},
+                 ((64, 0, 0), (0, 1, 0), (0, 2, 0), (64, 1, 0), (64, 1, 1000), (64, 2, 0), (64, 2, 500)), buf, sink)
 
 
 def sequences(ins: list) -> dict:
     """The hog's loop trip and the probe's steps of the parsed SASS ``ins`` (``[(addr, text, ctrl)]``)."""
     addr = [a for a, _, _ in ins]
-    back = [(i, _target(t)) for i, (a, t, _) in enumerate(ins)
-            if "BRA" in t.split()[:2] and _target(t) is not None and _target(t) < a]
+    back = [(i, b) for i, (a, t, _) in enumerate(ins)
+            if "BRA" in t.split()[:2] and (b := _target(t)) is not None and b < a]
     if not back:
         raise ValueError("no backward branch (the hog's loop) in the SASS")
     i, target = back[0]
@@ -70,22 +65,18 @@ def sequences(ins: list) -> dict:
     return {"hog_trip": hog, "probe": probe}
 
 
-def hog_op(seq: dict) -> str:
+def hog_op(hog: list) -> str:
     """The hog's instruction (FFMA, or IMAD built with -DHOG_IMAD): the most common opcode of its loop trip."""
-    from collections import Counter
-    return Counter(t.split()[0].split(".")[0] for _, t, _ in seq["hog_trip"]).most_common(1)[0][0]
+    return Counter(sass_profile.opcode(t) for _, t, _ in hog).most_common(1)[0][0]
 
 
 def _target(text: str):
     """The byte address a branch's text names (``BRA 0x2a0`` or ``BRA `(.L_x_3)``: None for a label)."""
-    import re
     m = re.search(r"BRA (?:\S+ )?0x([0-9a-f]+)", text)
     return int(m.group(1), 16) if m else None
 
 
 def to_json(src: Path) -> dict:
-    sys.path.insert(0, str(REPO))
-    from warpsim.timing import sass_profile
     def seqs(name):
         return sequences(sass_profile.parse_sass((src / name).read_text())["gap"])
 
@@ -93,12 +84,12 @@ def to_json(src: Path) -> dict:
         return {k: [sass_profile.encode(t, c) for _, t, c in v] for k, v in seq.items()}
     seq = seqs("sched_gap.sass")
     variants = json.loads((src / "sched_gap_variants.json").read_text())
-    op = hog_op(seq)
+    op = hog_op(seq["hog_trip"])
     return {"what": f"warp 0 issues independent {op} (the FMA pipes), warp 4 on the same sub-partition times 16 "
                     "steps of 4 LOP3 (the ALU) (traces/capture/sched_gap.py)",
             "device": "NVIDIA H100 80GB HBM3", "recorded": "2026-11-27",
             "built": "nvcc -cubin -gencode=arch=compute_90a,code=sm_90a -O3 (ptxas 13.0.88)",
-            "hog_op": hog_op(seq), "per_hog_trip": sum(1 for _, t, _ in seq["hog_trip"] if t.startswith(hog_op(seq))),
+            "hog_op": op, "per_hog_trip": sum(1 for _, t, _ in seq["hog_trip"] if sass_profile.opcode(t) == op),
             "sass": encoded(seq),
             "sass_text": {k: [t for _, t, _ in v] for k, v in seq.items()},
             "runs": json.loads((src / "sched_gap_runs.json").read_text()),

@@ -95,19 +95,27 @@ def plain_runs(out: Path, cubin: Path, name: str):
     return buf, sink, text
 
 
-def device(out: Path, cubin: Path) -> None:
+def variant_runs(out: Path, stem: str, name: str, cubins: dict, configs, buf, sink) -> None:
+    """Each patched cubin of ``cubins`` (``{variant: bytes}``) of kernel ``name`` run two repeats of ``configs``
+    (``(hog_n, chain, delay_ns)``): the runs into OUT/<stem>_variants.json, each cubin's SASS into
+    OUT/<stem>_<variant>.sass."""
     import cupy as cp
+    variants = {}
+    for variant, code in cubins.items():
+        path = out / f"{stem}_{variant}.cubin"
+        path.write_bytes(code)
+        fn = cp.RawModule(path=str(path)).get_function(name)
+        variants[variant] = [dict(_launch(fn, buf, sink, *cfg), rep=rep) for rep in range(2) for cfg in configs]
+        (out / f"{stem}_{variant}.sass").write_text(_disassemble(path))
+    (out / f"{stem}_variants.json").write_text(json.dumps(variants))
+
+
+def device(out: Path, cubin: Path) -> None:
     plain = cubin.read_bytes()
     buf, sink, _ = plain_runs(out, cubin, "probe")
-    variants = {}
-    for name, (ranges, noyield) in VARIANTS.items():
-        path = out / f"sched_probe_{name}.cubin"
-        path.write_bytes(patch_yield(plain, ranges, noyield))
-        fn = cp.RawModule(path=str(path)).get_function("probe")
-        variants[name] = [dict(_launch(fn, buf, sink, *cfg), rep=rep) for rep in range(2)
-                          for cfg in ((64, 0, 0), (0, 1, 0), (64, 1, 0), (64, 1, 1000), (64, 2, 500))]
-        (out / f"sched_probe_{name}.sass").write_text(_disassemble(path))
-    (out / "sched_probe_variants.json").write_text(json.dumps(variants))
+    variant_runs(out, "sched_probe", "probe", {k: patch_yield(plain, ranges, noyield)
+                                               for k, (ranges, noyield) in VARIANTS.items()},
+                 ((64, 0, 0), (0, 1, 0), (64, 1, 0), (64, 1, 1000), (64, 2, 500)), buf, sink)
 
 
 def _disassemble(cubin: Path) -> str:

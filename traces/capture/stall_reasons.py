@@ -103,14 +103,14 @@ RATE_STALLS = ("selected", "not_selected", "wait", "dispatch_stall", "short_scor
 
 
 def schedule(part: str) -> list:
-    """(form, ilp, warps, repeat, reset) of every launch of ``part``, in launch order (``source``: each of
-    :data:`SOURCE` twice, the second one profiled)."""
+    """(form, ilp, warps, repeat, reset, trips) of every launch of ``part``, in launch order (``source``: each of
+    :data:`SOURCE` twice, the second one profiled; trips :data:`REPS` but in ``source_long`` and ``source_more``)."""
     if part == "source":
-        return [(f, ilp, w, r, reset) for f, ilp, w, reset in SOURCE for r in range(REPEATS)]
+        return [(f, ilp, w, r, reset, REPS) for f, ilp, w, reset in SOURCE for r in range(REPEATS)]
     if part in ("source_long", "source_more"):
         return [(f, ilp, w, r, reset, reps) for f, ilp, w, reset, reps in
                 (SOURCE_LONG if part == "source_long" else SOURCE_MORE) for r in range(REPEATS)]
-    return [(f, ilp, w, r, reset) for f, ilp, reset in PARTS[part] for w in PART_WARPS.get(part, WARPS)
+    return [(f, ilp, w, r, reset, REPS) for f, ilp, reset in PARTS[part] for w in PART_WARPS.get(part, WARPS)
             for r in range(REPEATS)]
 
 
@@ -155,8 +155,7 @@ def run(part: str, out: Path) -> None:
     import cupy as cp
     from capture import l1_resetter
     kernels, reset, launches = Recorded(cp), l1_resetter(cp), []
-    for form, ilp, w, repeat, before, *reps in schedule(part):
-        reps = reps[0] if reps else REPS
+    for form, ilp, w, repeat, before, reps in schedule(part):
         clocks = kernels.launch(form, ilp, w, reset if before else None, reps)
         cyc = [e - s for s, e in zip(clocks["start"], clocks["end"])]
         launches.append({"form": form, "ilp": ilp, "warps": w, "reps": reps, "repeat": repeat,
@@ -234,13 +233,13 @@ def summarise(out: Path, parts=MAIN) -> int:
         if len(got) != len(want) or any(len(p) != len(want) for p in passes):
             raise SystemExit(f"{out}: part {part}: {len(got)} profiled kernels, passes of "
                              f"{[len(p) for p in passes]} launches, expected {len(want)}")
-        for i, (r, (form, ilp, w, repeat, reset)) in enumerate(zip(got, want)):
+        for i, (r, (form, ilp, w, repeat, reset, reps)) in enumerate(zip(got, want)):
             if r["Kernel Name"] != f"{form}_ilp{ilp}" or int(r["Block Size"].strip("()").split(",")[0]) != 32 * w:
                 raise SystemExit(f"ncu row {r['ID']}: {r['Kernel Name']} {r['Block Size']}, expected "
                                  f"{form}_ilp{ilp} with {32 * w} threads")
             metrics = [k for k in r if re.match(r"^(smsp|sm|l1tex)__\w+\.sum$", k) or k == "sm__cycles_elapsed.max"]
             keys = keys or metrics
-            rows.append({"part": part, "form": form, "ilp": ilp, "warps": w, "reps": REPS, "repeat": repeat,
+            rows.append({"part": part, "form": form, "ilp": ilp, "warps": w, "reps": reps, "repeat": repeat,
                          "reset": reset, "cycles": [p[i]["cycles"] for p in passes],
                          "counters": {k: _number(r[k]) for k in metrics}})
     doc = {"how": "Nsight Compute warp-state counters of the recorded emulated timing kernels (the PTX and input of "

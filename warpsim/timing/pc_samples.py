@@ -47,11 +47,6 @@ def entry(kernel: str, warps: int, doc: list | None = None) -> dict:
     raise KeyError(f"{kernel} with {warps} warps is not in the samples on file")
 
 
-def _op(text: str) -> str:
-    words = text.split()
-    return (words[1] if words[0].startswith("@") else words[0]).split(".")[0]
-
-
 def loop(e: dict) -> tuple[list, np.ndarray, dict]:
     """The loop of a recorded launch as the replay runs it (its block, each CALL followed by the routine): the
     SASS text of each instruction of a trip, a warp's cycles at each in a trip (a routine instruction: its mean
@@ -60,7 +55,7 @@ def loop(e: dict) -> tuple[list, np.ndarray, dict]:
     trips, n = e["reps"] * e["warps"], len(e["cycles"])
     scale = INTERVAL / (e["reps"] * n)
     body = [c for c in e["code"] if c[2] == trips]
-    calls = sum(1 for c in body if _op(c[1]) == "CALL")
+    calls = sum(1 for c in body if sass_profile.opcode(c[1]) == "CALL")
     routine = [c for c in e["code"] if calls and c[2] == trips * calls]
     after_ret = [c for c in e["code"] if c[2] == 0 and routine and c[0] == routine[-1][0] + 16]
     redirect = sum(after_ret[0][3].values()) * scale / calls if after_ret else 0.0
@@ -76,7 +71,7 @@ def loop(e: dict) -> tuple[list, np.ndarray, dict]:
         text.append(c[1])
         cycles.append(sum(c[3].values()) * scale + (redirect if returned else 0.0) + (back if c is body[0] else 0.0))
         returned = False
-        if _op(c[1]) == "CALL":
+        if sass_profile.opcode(c[1]) == "CALL":
             text += [r[1] for r in routine]
             cycles += [sum(r[3].values()) * scale / calls for r in routine]
             returned = True
@@ -143,7 +138,7 @@ def agreement(kernel: str, warps: int = 1, doc: list | None = None, **options) -
     prof = _trip(kernel)
     return {"instructions": len(hw), "within_1": int(np.sum(np.abs(hw - gaps) <= 1.0)),
             "h100": float(hw.sum()), "replay": float(gaps.sum()),
-            "ops_match": [_op(t) for t in text] == [p.split()[0].split(".")[0] for p in prof]}
+            "ops_match": [sass_profile.opcode(t) for t in text] == [p.split()[0].split(".")[0] for p in prof]}
 
 
 def call_ret(kernel: str, warps: int = 1, doc: list | None = None) -> dict:
@@ -153,8 +148,8 @@ def call_ret(kernel: str, warps: int = 1, doc: list | None = None) -> dict:
     text, hw, _ = loop(entry(kernel, warps, doc))
     prof = _trip(kernel)
     stall = [int(p.split()[1]) for p in prof]
-    calls = [i for i, t in enumerate(text) if _op(t) == "CALL"]
-    rets = [i for i, t in enumerate(text) if _op(t) == "RET"]
+    calls = [i for i, t in enumerate(text) if sass_profile.opcode(t) == "CALL"]
+    rets = [i for i, t in enumerate(text) if sass_profile.opcode(t) == "RET"]
     return {"CALL": float(np.mean([hw[i + 1] - stall[i] for i in calls])),
             "RET": float(np.mean([hw[i + 1] - stall[i] for i in rets]))}
 
@@ -203,7 +198,7 @@ def main(argv=None) -> int:
         a = agreement(kernel, 1, doc, **options)
         line = (f"{kernel:24} one warp: {a['within_1']} of {a['instructions']} instructions within a cycle, "
                 f"trip H100 {a['h100']:.0f} / replay {a['replay']:.0f}")
-        if any(_op(c[1]) == "CALL" for c in e["code"]):
+        if any(sass_profile.opcode(c[1]) == "CALL" for c in e["code"]):
             cr = call_ret(kernel, 1, doc)
             line += f"; past the stall count a CALL {cr['CALL']:.1f}, a RET {cr['RET']:.1f}"
         print(line)

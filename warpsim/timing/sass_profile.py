@@ -104,7 +104,8 @@ def _mnemonic(text):
     return w[1] if w[0].startswith("@") else w[0]
 
 
-def _op(text):
+def opcode(text: str) -> str:
+    """The opcode of an instruction's SASS text, its predicate and modifiers dropped (``@!P0 LOP3.LUT ...``: LOP3)."""
     return _mnemonic(text).split(".")[0]
 
 
@@ -146,17 +147,17 @@ def kernel_profile(sass: list) -> dict | None:
     body = loop_body(sass)
     if body is None:
         return None
-    targets = {int(re.search(r"0x([0-9a-f]+)", t).group(1), 16) for _a, t, _c in body if _op(t) == "CALL"}
+    targets = {int(re.search(r"0x([0-9a-f]+)", t).group(1), 16) for _a, t, _c in body if opcode(t) == "CALL"}
     if len(targets) > 1:
         raise ValueError(f"CALLs to {len(targets)} routines in one loop")
     routine = []
     at = {a: i for i, (a, _t, _c) in enumerate(sass)}
     for a, t, c in sass[at[targets.pop()]:] if targets else ():
         routine.append((a, t, c))
-        if _op(t) == "RET":
+        if opcode(t) == "RET":
             break
-    calls = sum(1 for _a, t, _c in body if _op(t) == "CALL")
-    ops = [_op(t) for _a, t, _c in body] + [_op(t) for _a, t, _c in routine] * calls
+    calls = sum(1 for _a, t, _c in body if opcode(t) == "CALL")
+    ops = [opcode(t) for _a, t, _c in body] + [opcode(t) for _a, t, _c in routine] * calls
     return {"sass": len(ops), "calls": calls, "ldl": ops.count("LDL"), "stl": ops.count("STL"),
             "shfl": ops.count("SHFL"), "body": [encode(t, c) for _a, t, c in body],
             "routine": [encode(t, c) for _a, t, c in routine]}
@@ -169,9 +170,9 @@ def loop_yield(sass: list) -> list[str] | None:
     body = loop_body(sass)
     if body is None:
         return None
-    if not any("MMA" in _op(t) for _a, t, _c in body):
+    if not any("MMA" in opcode(t) for _a, t, _c in body):
         return None
-    return [_op(t) for _a, t, c in body if "MMA" not in _op(t) and (c >> 4) & 1]
+    return [opcode(t) for _a, t, c in body if "MMA" not in opcode(t) and (c >> 4) & 1]
 
 
 @lru_cache(maxsize=None)
