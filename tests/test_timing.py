@@ -672,7 +672,7 @@ def test_sched_gap_imad_hog_does_not_tell_the_rules_apart():
     table's rule with or without gap_turn gives the same probe steps (19-20 cycles); the H100's are 22.5 whatever
     the hog's yields (alone 18.4): ~3 cycles a step the yield rule does not have (greedy 23-26)."""
     from warpsim.timing import sass_sim, sched_probe
-    doc = sched_probe.load(sched_probe.GAP.replace("sched_gap", "sched_gap_imad"))
+    doc = sched_probe.load(sched_probe.GAP_IMAD)
     assert doc["hog_op"] == "IMAD" and sum(x.split()[2] == "0" for x in doc["sass"]["hog_trip"]) == 21
     rows = sched_probe.gap_table(doc, dict(sched_probe.GAP_RULES, greedy=sass_sim.GREEDY))
     for r in rows:

@@ -27,7 +27,7 @@ warp's stall count takes the turn), which these runs, ALU ops on both sides, do 
 33.1; README, Timing; ``warpsim.timing.pair_modes``).
 
     python -m warpsim.timing.sched_probe        # the H100's probe steps beside the replay's
-    python -m warpsim.timing.sched_probe --gap  # the same beside a hog on the FMA pipes (sched_gap.json)
+    python -m warpsim.timing.sched_probe --gap  # the same beside an FFMA or IMAD hog (sched_gap*.json)
 """
 from __future__ import annotations
 
@@ -44,6 +44,8 @@ PATH = os.path.join(os.path.dirname(__file__), "..", "..", "traces", "h100", "sc
 CLEAN = ("plain", "hog_noyield", "probe_noyield", "both_noyield")
 #: traces/h100/sched_gap.json (traces/capture/sched_gap.py): the hog on the FMA pipes, the probe on the ALU
 GAP = os.path.join(os.path.dirname(PATH), "sched_gap.json")
+#: traces/h100/sched_gap_imad.json (sched_gap.py --imad): the same with the hog issuing IMAD (the FMA-heavy pipe)
+GAP_IMAD = os.path.join(os.path.dirname(PATH), "sched_gap_imad.json")
 #: the issue rules :func:`gap_table` sets beside the H100
 GAP_RULES = {"table": {}, "table without gap_turn": {"gap_turn": False}}
 
@@ -117,8 +119,9 @@ def table(doc: dict, **options) -> list[dict]:
 
 
 def gap_table(doc: dict | None = None, rules: dict | None = None) -> list[dict]:
-    """``sched_gap.json``'s cubins (the hog's FFMA never yielding, or every 4th / 8th / 16th): the H100's mean probe
-    step beside the hog and the replay's under each of ``rules`` (:data:`GAP_RULES`)."""
+    """The cubins of ``doc`` (:data:`GAP` unless given, or :data:`GAP_IMAD`: the hog's FFMA or IMAD as ptxas set
+    their yield flags, or yielding on every 4th / 8th / 16th): the H100's mean probe step beside the hog and the
+    replay's under each of ``rules`` (:data:`GAP_RULES`)."""
     doc = doc or load(GAP)
     rows = []
     for name, v in [("plain", doc)] + sorted(doc["variants"].items(), key=lambda kv: kv[1]["every"]):
@@ -135,9 +138,12 @@ def main(argv=None) -> int:
         return 0
     if "--gap" in argv:
         rules = dict(GAP_RULES, **{"greedy (until 2026-11-27)": sass_sim.GREEDY})
-        print("probe step beside an FFMA hog (sched_gap.json), cycles: H100 / " + " / ".join(rules))
-        for r in gap_table(rules=rules):
-            print(f"  {r['cubin']:8s} {r['h100_step']:6.1f} / " + " / ".join(f"{r[k]:6.1f}" for k in rules))
+        for path in (GAP, GAP_IMAD):
+            doc = load(path)
+            print(f"probe step beside an {doc['hog_op']} hog ({os.path.basename(path)}), cycles: H100 / "
+                  + " / ".join(rules))
+            for r in gap_table(doc, rules):
+                print(f"  {r['cubin']:8s} {r['h100_step']:6.1f} / " + " / ".join(f"{r[k]:6.1f}" for k in rules))
         return 0
     doc = load()
     for name, opts in (("greedy (the table until 2026-11-27)", sass_sim.GREEDY),
