@@ -237,9 +237,9 @@ def _outside_subsets():
 
 def test_emulated_outside_5_percent_honest_bounds():
     """The rest of the configurations outside 5 % in the full table (warpsim.timing.known, each with the
-    bound it reaches): sparse e4m3 ILP 1 with 5 and 6 warps and e5m2 with 5 (-5.5, -5.4, -5.5 %): two warps of
-    the loop on a sub-partition take 1.30x or 1.40x one warp on the H100, 1.35x in the replay
-    (traces/h100/TIMING_FINDINGS.md)."""
+    bound it reaches): sparse e4m3 ILP 4 with 5 and 10 warps and e5m2 with 5 (-5.9, +5.5, -5.7 %): the replay's
+    L1 leaves 4-8 warps short and 9-13 long, and these runs move by several points with any change of a few
+    cycles (traces/h100/TIMING_FINDINGS.md)."""
     subsets = _outside_subsets()
     assert sum(map(len, subsets.values())) == 3
     for name, configs in subsets.items():
@@ -261,7 +261,8 @@ def test_known_misses_table():
     assert {m.cause for m in known.MISSES} == set(known.CAUSES)
     assert len(known.configurations()) == sum(len(m.warps) for m in known.MISSES) == 4
     assert known.find("timing/sp_s4_k64", 1, 8, 32).cause == "icache" and known.find("sp_s4_k64", 1, 7, 32) is None
-    assert known.find_group("timing/sp_e4m3_k64_f32 ilp1 warps6 reps32").cause == "fp8pairs"
+    assert known.find_group("timing/sp_e4m3_k64_f32 ilp4 warps5 reps32").cause == "l1shape"
+    assert known.find_group("timing/sp_e4m3_k64_f32 ilp1 warps6 reps32") is None
     assert known.find_group("timing/dense_s4_k64 ilp4 warps8 reps32") is None
     assert known.find_group("program/x") is None
     tr = _trace("sp_s4_k64")
@@ -824,9 +825,10 @@ def test_fp8_ilp1_pairs_run_in_one_of_two_modes():
     """The warps' own clocks in the sparse fp8 timing traces: two warps of the ILP 1 loop on a sub-partition run
     1.30x or 1.40x one warp's time, nothing between (60 pairs of each form). The replay's pair, with the
     dispatch hold of two cycles after an SHFL (FADDs held too), runs between the modes started up to 60 cycles
-    apart (1.34x under the table's yield rule, 1.37x under the greedy one at any start) and in the fast mode
-    started 120 or more apart; the runs with 5 and 6 warps, whose pairs run slow, are known misses (with a hold of
-    one cycle the pair is at the fast mode; with the latencies fitted before the chains measured them, 1.28x).
+    apart (1.34x under the table's yield rule, 1.35x under the greedy one at any start) and in the fast mode
+    started 120 or more apart; the runs with 5 and 6 warps, whose pairs run slow, are 4-5 % short (known misses
+    until a branch to a line not run lately cost its 11 cycles; with a hold of one cycle the pair is at the fast
+    mode; with the latencies fitted before the chains measured them, 1.28x).
     Launched again after four kinds of launch (traces/h100/fp8_pairs.json) the 6-warp pairs run mostly slow and
     the 8-warp ones mostly fast whatever came before."""
     from warpsim.timing import known, pair_modes, sass_sim
@@ -839,11 +841,11 @@ def test_fp8_ilp1_pairs_run_in_one_of_two_modes():
             assert pair_modes.modelled(form, 1, stagger=stagger) < np.median(fast)
         for stagger in (0, 120, 300):
             greedy = pair_modes.modelled(form, 1, stagger=stagger, **sass_sim.GREEDY)
-            assert np.median(fast) + 0.05 < greedy < np.median(slow) - 0.02
+            assert np.median(fast) + 0.04 < greedy < np.median(slow) - 0.04
         assert abs(pair_modes.modelled(form, 1, mio_hold=1) / np.median(fast) - 1) < 0.02
     assert known.find("sp_e4m3_k64_f32", 1, 8, 32) is None
     assert pair_modes.fp8_by_warps("sp_e4m3_k64_f32")[6] == (8, 8)
-    assert known.find("sp_e4m3_k64_f32", 1, 6, 32).cause == "fp8pairs"
+    assert known.find("sp_e4m3_k64_f32", 1, 6, 32) is None  # within 5 % since branches to far lines cost more
     got = pair_modes.fp8_launches()
     assert {b for b, _ in got} == {"reset", "again", "ilp4", "s4"}
     for before in ("reset", "again", "ilp4", "s4"):
@@ -1071,14 +1073,66 @@ def test_fetch_does_not_limit_the_fp8_loops():
     """sass_sim's instruction fetch starts with the loop's code cached: the sparse e4m3 loop at ILP 2 (130
     lines, inside the L0's 264) runs to the cycle the same with and without it, and the ILP 4 and 8 loops (326
     and 743 lines) within 0.5 % for one warp: at ~6 cycles an instruction the warp never waits for a line that
-    comes every 18."""
+    comes every 18 (the cost of the closing branch to a line not run lately, ``near_lines``, set aside)."""
     from warpsim.timing import sass_sim
     def trip(ilp, pop, **fetch):
         return sass_sim.table_loop(f"sp_e4m3_k64_f32_ilp{ilp}", fetch=fetch).cycles(pop)[0]
-    assert trip(2, (2, 1, 1, 1)) == trip(2, (2, 1, 1, 1), l0_lines=0)
+    assert trip(2, (2, 1, 1, 1), near_lines=0) == trip(2, (2, 1, 1, 1), l0_lines=0)
     for ilp in (4, 8):
-        on, off = trip(ilp, (1, 0, 0, 0)), trip(ilp, (1, 0, 0, 0), l0_lines=0)
+        on, off = trip(ilp, (1, 0, 0, 0), near_lines=0), trip(ilp, (1, 0, 0, 0), l0_lines=0)
         assert on != off and all(abs(a / b - 1) < 0.005 for a, b in zip(on, off))
+
+
+def test_branch_to_a_line_not_run_lately():
+    """traces/h100/branch_fetch.json: one warp's loop of straight-line FFMA (one a cycle) pays its closing branch
+    20 cycles a trip up to 45 code lines and 31 from 49; loops that branch over 128-1,024 instructions of their
+    own code every trip but run 12 lines pay 13 more for that branch whatever its distance. The table's fetch
+    ("near_lines" 48, "near_miss" 11) replays every one-warp loop within 1 cycle a trip at one FFMA a cycle and
+    3 at one every 4; without the near lines the loops of 49 lines and more run 11 cycles short."""
+    from warpsim.timing import ifetch
+    doc = ifetch.load_branch()
+    hw = ifetch.measured_branch(doc)
+    lines = {k: len(set(ifetch.executed(doc["loops"][k[0]])[1])) for k in hw}
+    fast = {k: hw[k] - (int(k[0].split("_")[1]) + 20) for k in hw if k[0].startswith("bfetch_")}
+    assert all(v == 0 for k, v in fast.items() if lines[k] <= 45) and all(v == 11 for k, v in fast.items()
+                                                                        if lines[k] >= 49), fast
+    skips = {k: hw[k] for k in hw if k[0].startswith("bskip_64_")}
+    assert skips[("bskip_64_0", "one")] == 85 and {v for k, v in skips.items() if k[0] != "bskip_64_0"} == {98}
+    model = ifetch.replay_branch(doc)
+    one = [k for k in hw if k[1] == "one"]
+    assert len(one) == 24 and all(abs(model[k] - hw[k]) <= (1 if "bfetch1" not in k[0] else 3) for k in one)
+    far = ifetch.replay_branch(doc, near_lines=0)
+    assert all(hw[k] - far[k] == 11 for k in one if k[0].startswith("bfetch_") and lines[k] >= 49)
+
+
+def test_register_banks():
+    """traces/h100/regbank.json: chains of dependent FFMA Rx, Rx, Rb, Rc (one chain: an FFMA every 4 cycles a
+    warp; two: every 2), b and c patched to other registers. One warp of one chain runs 4 cycles an FFMA whatever
+    the registers; one to four warps on a sub-partition run at one register a cycle from each of two banks
+    (register number mod 2) with a register read twice by one instruction read once: three of one bank 1.50x /
+    2.25x / 3.0x one warp with 2 / 3 / 4 warps, two of one bank 1.52x / 2.0x with 3 / 4 warps, one 1.01-1.04x.
+    Two warps of one chain with two registers of one bank, exactly the banks' rate, run 1.256x. The replay with
+    ``banks`` (the reuse flag keeps an operand for the sub-partition's next two instructions of that warp)
+    follows every run within 3 % but that one (1.02x); without banks two warps run 1.01x whatever the registers."""
+    from warpsim.timing import ifetch
+    doc = ifetch.load_regbank()
+    hw = ifetch.measured_regbank(doc)
+    ratio = {k: hw[k] / hw[(k[0], k[1], "one")] for k in hw}
+    assert all(4.0 <= hw[(k, v, "one")] / 264 < 4.1 for k, v, _p in hw if k == "bfetch1_264")
+    for v, regs in doc["loops"]["variants"].items():
+        b, c = regs or (2, 3)
+        same = len({12, b, c}) == 1
+        all_even = not same and 12 % 2 == b % 2 == c % 2
+        want = (1.01, 1.03, 1.04) if same else (1.50, 2.25, 2.99) if all_even else (1.256, 1.516, 2.01)
+        got = [ratio[("bfetch1_264", v, p)] for p in ("sp0x2", "sp0x3", "sp0x4")]
+        assert all(abs(g - x) < 0.03 for g, x in zip(got, want)), (v, got)
+    model = ifetch.replay_regbank(doc)
+    off = {k: model[k] / hw[k] - 1 for k in hw}
+    saturated = {k for k in hw if k[0] == "bfetch1_264" and k[2] == "sp0x2" and ratio[k] < 1.4 and ratio[k] > 1.2}
+    assert len(saturated) == 8 and all(-0.2 < off[k] < -0.18 for k in saturated)
+    assert len(off) == 60 and max(abs(v) for k, v in off.items() if k not in saturated) < 0.03
+    plain = ifetch.replay_branch()
+    assert plain[("bfetch1_264", "sp0x2")] / plain[("bfetch1_264", "one")] < 1.02
 
 
 @pytest.mark.parametrize("module, load, name, text, message", [
@@ -1090,6 +1144,8 @@ def test_fetch_does_not_limit_the_fp8_loops():
     ("l1_counters", "load", "other.json", '{"runs": []}', r"other\.json: not the l1_counters measurement \(no 'rows'\)"),
     ("l1_rate", "load", "other.json", '{"rows": []}', r"other\.json: not the l1_rate measurement"),
     ("ifetch", "load", "other.json", '{"loops": {}}', r"other\.json: not the ifetch measurement"),
+    ("ifetch", "load_branch", "other.json", '{"loops": {}}', r"other\.json: not the branch_fetch measurement"),
+    ("ifetch", "load_regbank", "other.json", '{"rows": []}', r"other\.json: not the regbank measurement"),
     ("l1_state", "load", "other.json", '{"rows": []}', r"other\.json: not the l1_state measurement"),
     ("l1_fill", "load", "other.json", '{"rows": []}', r"other\.json: not the l1_fill measurement"),
     ("stall_reasons", "load", "other.json", '{"rows": []}', r"other\.json: not the stall_reasons measurement"),

@@ -38,7 +38,7 @@ def name(n: int, chains: int) -> str:
     return f"ifetch_{n}_{chains}"
 
 
-def _wrap(head: str, guard: str, slot: str, chains: int, inner: str) -> str:
+def wrap(head: str, guard: str, slot: str, chains: int, inner: str) -> str:
     """A kernel: ``head`` its signature, ``guard`` the warps that exit at once, ``slot`` the warp's row of
     ``out``, ``chains`` FMA chains in ``r``, ``inner`` the timed loop(s), the clock after the last trip."""
     return f"""
@@ -59,7 +59,7 @@ extern "C" __global__ void {head} {{
 }}"""
 
 
-def _loop(slot: str, body: list, indent: str) -> str:
+def loop_source(slot: str, body: list, indent: str) -> str:
     """The timed loop: lane 0 stamps clock64 at every trip's start, then ``body``."""
     lines = ["#pragma unroll 1", "for (int it = 0; it < trips; it++) {", "  const unsigned long long t = clock64();",
              f"  if (lane == 0) out[{slot} * {TRIPS + 1} + it] = t;"] + ["  " + x for x in body] + ["}"]
@@ -71,7 +71,7 @@ def _kernel(n: int, chains: int) -> str:
             for j in range(n)]
     head = (f"{name(n, chains)}(int trips, float a, float b, unsigned long long* out,\n"
             f"{' ' * 46}unsigned* smid, float* sink)")
-    return _wrap(head, "blockDim.x == 160 && (warp & 3)", "warp", chains, _loop("warp", body, "  "))
+    return wrap(head, "blockDim.x == 160 && (warp & 3)", "warp", chains, loop_source("warp", body, "  "))
 
 
 def source() -> str:
@@ -96,11 +96,11 @@ def _distinct_kernel(n: int, chains: int) -> str:
     for c in range(COPIES):
         body = [f'asm volatile("fma.rn.f32 %0, %0, %1, 0f0000000{c + 1};" : "+f"(r[{j % chains}]) : "f"(a));'
                 for j in range(n)]
-        cases.append(f"    case {c}:\n{_loop('(warp >> 2)', body, '    ')}\n    break;")
+        cases.append(f"    case {c}:\n{loop_source('(warp >> 2)', body, '    ')}\n    break;")
     head = (f"{distinct_name(n, chains)}(int trips, int copies, float a, unsigned long long* out,\n"
             f"{' ' * 55}unsigned* smid, float* sink)")
     inner = "  switch ((warp >> 2) % copies) {\n" + "\n".join(cases) + "\n  }"
-    return _wrap(head, "warp & 3", "(warp >> 2)", chains, inner)
+    return wrap(head, "warp & 3", "(warp >> 2)", chains, inner)
 
 
 def source_distinct() -> str:
@@ -117,7 +117,7 @@ def build() -> int:
     return 0
 
 
-def _runs(lines: list) -> list:
+def runs_of(lines: list) -> list:
     runs = []
     for x in lines:
         if runs and runs[-1][0] == x:
@@ -127,22 +127,22 @@ def _runs(lines: list) -> list:
     return runs
 
 
-def _loops() -> dict:
-    """Per kernel, its loop as ``warpsim.timing.sass_profile`` encodes it, run-length coded (``[line, count]``
-    runs: the bodies are thousands of one FFMA line), its instructions and bytes, and the index of its first
-    instruction in the kernel's code (``at``: where its 128-byte lines start), from cuobjdump."""
+def loops_of(cubin: Path) -> dict:
+    """Per kernel of ``cubin``, its loop as ``warpsim.timing.sass_profile`` encodes it, run-length coded
+    (``[line, count]`` runs: the bodies are thousands of one FFMA line), its instructions and bytes, and the index
+    of its first instruction in the kernel's code (``at``: where its 128-byte lines start), from cuobjdump."""
     from warpsim.timing import sass_profile
     out = {}
-    for kname, sass in kernels_sass(CUBIN).items():
+    for kname, sass in kernels_sass(cubin).items():
         body = sass_profile.kernel_profile(sass)["body"]
         out[kname] = {"instructions": len(body), "bytes": 16 * len(body),
-                      "at": sass_profile.loop_body(sass)[0][0] // 16, "body": _runs(body)}
+                      "at": sass_profile.loop_body(sass)[0][0] // 16, "body": runs_of(body)}
     return out
 
 
 def _distinct_loops() -> dict:
     """Per kernel of the second experiment, its four loops (the copies, in the order of their code) as
-    :func:`_loops` gives one."""
+    :func:`loops_of` gives one."""
     import re
     from warpsim.timing import sass_profile
     out = {}
@@ -154,12 +154,12 @@ def _distinct_loops() -> dict:
             if m and int(m.group(1), 16) < a:
                 first = at[int(m.group(1), 16)]
                 body = [sass_profile.encode(tt, cc) for _a, tt, cc in sass[first:i + 1]]
-                loops.append({"instructions": len(body), "at": sass[first][0] // 16, "body": _runs(body)})
+                loops.append({"instructions": len(body), "at": sass[first][0] // 16, "body": runs_of(body)})
         out[kname] = loops
     return out
 
 
-class _Launcher:
+class Launcher:
     """One cubin's kernels launched as one CTA, the clock stamps of each warp's row of ``out`` read back."""
 
     def __init__(self, cubin: Path, rows: int):
@@ -183,7 +183,7 @@ def device_distinct() -> list:
     """Rows of the second experiment (``DISTINCT``: 1, 2 or 4 warps on sub-partition 0 running 1, 2 or 4 copies
     of the loop)."""
     import cupy as cp
-    go = _Launcher(CUBIN_DISTINCT, 4)
+    go = Launcher(CUBIN_DISTINCT, 4)
     rows = []
     for chains in CHAINS:
         for n in DISTINCT_SIZES:
@@ -204,7 +204,7 @@ def device(out: Path, part: str = "all") -> int:
         print(f"written {out / 'ifetch_distinct_raw.json'}")
     if part == "distinct":
         return 0
-    go = _Launcher(CUBIN, 8)
+    go = Launcher(CUBIN, 8)
     rows = []
     for chains in CHAINS:
         for n in SIZES:
@@ -229,7 +229,7 @@ def summarise(out: Path) -> int:
            "how_distinct": ("the same, warps 0, 4, 8, 12 (1, 2 or 4 of them, all on sub-partition 0; the others "
                             "exit) running copies of the loop that share no code (copy = warp / 4 mod copies; "
                             f"N = {', '.join(map(str, DISTINCT_SIZES))}), stamps keyed by warp id"),
-           "source_generator": "traces/capture/ifetch.py", "loops": _loops(), "rows": raw["rows"],
+           "source_generator": "traces/capture/ifetch.py", "loops": loops_of(CUBIN), "rows": raw["rows"],
            "distinct_loops": _distinct_loops(), "distinct_rows": distinct}
     dest = REPO / "traces" / "h100" / "ifetch.json"
     write_atomic(dest, json.dumps(doc, indent=0) + "\n")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import struct
 import subprocess
 import sys
 import time
@@ -31,6 +32,19 @@ def builder(source, cubin: Path):
         nvcc_cubin(source(), cubin)
         return 0
     return build
+
+
+def code_offset(cubin: bytes, fn: str) -> int:
+    """File offset of kernel ``fn``'s code section (``.text.<fn>``) in an ELF64 cubin."""
+    shoff = struct.unpack_from("<Q", cubin, 0x28)[0]
+    size, num, names = struct.unpack_from("<HHH", cubin, 0x3A)
+    secs = [struct.unpack_from("<IIQQQQ", cubin, shoff + i * size) for i in range(num)]
+    strtab = secs[names][4]
+    for name, _typ, _flags, _addr, off, _size in secs:
+        end = cubin.index(b"\0", strtab + name)
+        if cubin[strtab + name:end].decode() == ".text." + fn:
+            return off
+    raise ValueError(f"no .text.{fn} in the cubin")
 
 
 def kernels_sass(cubin: Path) -> dict:

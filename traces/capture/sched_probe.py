@@ -29,6 +29,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 sys.path.insert(0, str(HERE))
+from probe import code_offset  # noqa: E402
 from trips import write_atomic  # noqa: E402
 #: byte offsets in the SASS ptxas 13.0 / cuobjdump 13.5 made of sched_probe.cu (sm_90a): the hog's loop trip
 #: (128 LOP3, ISETP, BRA) and one probe step (8 LOP3 of which 4 predicated off, IMAD.MOV, CS2R)
@@ -40,24 +41,11 @@ VARIANTS = {"hog_noyield": (HOG_BODY, True), "hog_allyield": (HOG_BODY, False), 
             "probe_allyield": (PROBE, False), "both_noyield": ((HOG_BODY, PROBE), True)}
 
 
-def _text(cubin: bytes, fn: str = "probe") -> int:
-    """File offset of the kernel's code section (.text.<fn>) in an ELF64 cubin."""
-    shoff = struct.unpack_from("<Q", cubin, 0x28)[0]
-    size, num, names = struct.unpack_from("<HHH", cubin, 0x3A)
-    secs = [struct.unpack_from("<IIQQQQ", cubin, shoff + i * size) for i in range(num)]
-    strtab = secs[names][4]
-    for name, _typ, _flags, _addr, off, _size in secs:
-        end = cubin.index(b"\0", strtab + name)
-        if cubin[strtab + name:end].decode() == ".text." + fn:
-            return off
-    raise ValueError(f"no .text.{fn} in the cubin")
-
-
 def patch_yield(cubin: bytes, ranges, noyield: bool, fn: str = "probe") -> bytes:
     """The cubin with every instruction in ``ranges`` (byte offsets, inclusive) of kernel ``fn`` made
     non-yielding (no-yield bit set) or yielding (bit cleared, operand-reuse bits cleared with it)."""
     out = bytearray(cubin)
-    base = _text(cubin, fn)
+    base = code_offset(cubin, fn)
     for lo, hi in ((ranges,) if isinstance(ranges[0], int) else ranges):
         for a in range(lo, hi + 16, 16):
             hw = struct.unpack_from("<Q", out, base + a + 8)[0]

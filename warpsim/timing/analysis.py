@@ -228,8 +228,7 @@ def _ptxas_sequences(program, params, out, order, unit_index):
         per_block.setdefault(order.block_of[it.pc], []).append(it)
     loop = max(per_block.values(), key=len)  # the profiled loop: the block with the emulated mma
     own = _own_issue_cycles(order.entry[order.block_of[loop[0].pc]], out)
-    stage = sass_sim.SassStage(sass_sim.Loop(sass_profile.trip(prof), cfg, params.tensor,
-                                             sass_profile.trip_lines(prof)), len(loop), own)
+    stage = sass_sim.SassStage(sass_sim.profile_loop(prof, cfg, params.tensor), len(loop), own)
     u = "sass"  # a unit of its own: the SASS sequence's pipes are inside sass_sim
     uidx = unit_index.setdefault(u, len(unit_index))
     for it in loop:

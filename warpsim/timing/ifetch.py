@@ -27,7 +27,16 @@ from the L2, whose lines pass the SM's port one every ``l2_ii`` cycles (``ii``: 
 own, 0: none). The caches start holding the loop's code (a launch finds the code of the launches before it).
 :func:`replay` and :func:`replay_distinct` run the probe's own SASS through it.
 
+``traces/h100/branch_fetch.json`` (``traces/capture/branch_fetch.py``) measured what a taken branch costs: one
+warp's loop of up to 45 code lines pays its closing branch as the replay did, one of 49 or more 11 cycles more,
+and loops that branch over up to 1,024 instructions of their own code but run 12 lines pay nothing more for it:
+a sub-partition keeps its last ``near_lines`` lines near and a branch to another costs ``near_miss`` cycles
+(:func:`replay_branch`). ``traces/h100/regbank.json`` (``traces/capture/regbank.py``) ran the one-chain loop of
+that file with its FFMA reading registers of one or both of the register file's two banks (:func:`measured_regbank`;
+``sass_sim``'s ``banks``).
+
     python -m warpsim.timing.ifetch            # the H100's cycles beside the replay's
+    python -m warpsim.timing.ifetch --branch   # branch_fetch.json beside the replay
 """
 from __future__ import annotations
 
@@ -41,6 +50,10 @@ from warpsim.timing import measurement, sass_sim
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.join(HERE, "..", "..", "traces", "h100", "ifetch.json")
+#: what a taken branch costs by the code run since its target (``traces/capture/branch_fetch.py``)
+BRANCH = os.path.join(HERE, "..", "..", "traces", "h100", "branch_fetch.json")
+#: warps of one sub-partition reading registers of the same bank (``traces/capture/regbank.py``)
+REGBANK = os.path.join(HERE, "..", "..", "traces", "h100", "regbank.json")
 #: placements of the runs: sub-partition populations
 PLACEMENTS = {"one": (1, 0, 0, 0), "sp0x2": (2, 0, 0, 0), "spread4": (1, 1, 1, 1), "spread8": (2, 2, 2, 2)}
 
@@ -152,9 +165,100 @@ def replay_distinct(doc: dict | None = None, **fetch) -> dict:
     return out
 
 
+def load_branch(path: str = BRANCH) -> dict:
+    return measurement.load(path, "branch_fetch", ("rows", "loops"))
+
+
+def load_regbank(path: str = REGBANK) -> dict:
+    return measurement.load(path, "regbank", ("rows", "loops"))
+
+
+#: the placements of ``regbank.json``: warps on sub-partition 0
+REGBANK_PLACEMENTS = {"one": (1, 0, 0, 0), "sp0x2": (2, 0, 0, 0), "sp0x3": (3, 0, 0, 0), "sp0x4": (4, 0, 0, 0)}
+
+
+def measured_regbank(doc: dict | None = None) -> dict:
+    """``{(kernel, variant, placement): cycles}`` of ``regbank.json``: a later trip, the median over the active
+    warps' trips after the first and over the launches."""
+    return _later_trips((doc or load_regbank())["rows"], ("kernel", "variant"))
+
+
+def replay_regbank(doc: dict | None = None, **overrides) -> dict:
+    """The keys of :func:`measured_regbank` from ``sass_sim`` with the register file's banks (``banks``; the
+    register operands of each copy's instructions from the file) under the probe table with ``overrides``."""
+    from warpsim.timing.params_sm90 import TABLE
+    doc = doc or load_regbank()
+    cfg = sass_sim.probe_cfg(**{"banks": True, **overrides})
+    out = {}
+    for kernel, variant, place in measured_regbank(doc):
+        loop = doc["loops"][kernel]
+        lines = [x for x, count in loop["body"] for _ in range(count)]
+        operands = [x for x, count in doc["loops"]["operands"][kernel][variant] for _ in range(count)]
+        code = [(loop["at"] + j) // 8 for j in range(len(lines))]
+        trip = sass_sim.Loop(lines, cfg, TABLE["tensor"], code, operands).cycles(REGBANK_PLACEMENTS[place])
+        out[(kernel, variant, place)] = trip[0][1]
+    return out
+
+
+def _later_trips(rows: list, names) -> dict:
+    """``{(row[name] for name in names, placement): the median of the active warps' trips after the first over the
+    rows}``."""
+    names = (names,) if isinstance(names, str) else names
+    got = defaultdict(list)
+    for r in rows:
+        got[tuple(r[n] for n in names) + (r["placement"],)] += [float(d) for s in r["stamps"].values()
+                                                                 for d in np.diff(s)[1:]]
+    return {k: float(np.median(v)) for k, v in got.items()}
+
+
+def measured_branch(doc: dict | None = None) -> dict:
+    """``{(kernel, placement): cycles}`` of ``branch_fetch.json``: a later trip of the loop, the median over the
+    active warps' trips after the first and over the launches."""
+    return _later_trips((doc or load_branch())["rows"], "kernel")
+
+
+def executed(loop: dict) -> tuple[list, list]:
+    """What a trip of a ``branch_fetch`` loop runs (encoded SASS lines; a skip loop's block left out) and the
+    128-byte code line of each instruction."""
+    lines = [x for x, count in loop["body"] for _ in range(count)]
+    index = list(range(len(lines)))
+    if "skip" in loop:
+        i, j = loop["skip"]
+        index = index[:i + 1] + index[j:]
+    return [lines[k] for k in index], [(loop["at"] + k) // 8 for k in index]
+
+
+def replay_branch(doc: dict | None = None, **fetch) -> dict:
+    """The keys of :func:`measured_branch` from ``sass_sim`` running each loop (:func:`executed`) alone or two
+    on sub-partition 0, with the table's ``fetch`` updated by ``fetch``."""
+    from warpsim.timing.params_sm90 import TABLE
+    doc = doc or load_branch()
+    cfg = sass_sim.probe_cfg(fetch=fetch)
+    out = {}
+    for kernel_name, place in measured_branch(doc):
+        lines, code = executed(doc["loops"][kernel_name])
+        trip = sass_sim.Loop(lines, cfg, TABLE["tensor"], code).cycles(PLACEMENTS[place])
+        out[(kernel_name, place)] = trip[0][1]
+    return out
+
+
+def branch_table(doc: dict | None = None) -> str:
+    """``branch_fetch.json`` beside the replay: per loop its code lines, the H100's later trip, the replay's."""
+    doc = doc or load_branch()
+    hw, model = measured_branch(doc), replay_branch(doc)
+    rows = ["a later trip, H100 / sass_sim (cycles); lines: the 128-byte code lines a trip runs"]
+    for k in hw:
+        _, code = executed(doc["loops"][k[0]])
+        rows.append(f"{k[0]:>14} {k[1]:>6} {len(set(code)):4} lines {hw[k]:8.0f}/{model[k]:<8.0f}")
+    return "\n".join(rows)
+
+
 def main(argv=None) -> int:
     argv = measurement.arguments(argv, __doc__)
     if argv is None:
+        return 0
+    if "--branch" in argv:
+        print(branch_table())
         return 0
     doc = load()
     hw, model, first = measured(doc), replay(doc), cold(doc)

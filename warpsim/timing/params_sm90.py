@@ -421,8 +421,29 @@ TABLE = {
             # instruction a warp); with it ILP 4 with 3-16 warps moves by -3.5..+1.0 points (which spill lines
             # the L1 keeps shifts with the timing; 7-9 warps nearer the H100, 4 warps e5m2 +4.6 -> +5.03 %), the
             # one-warp runs by less than 0.5 %.
+            # A taken branch to a line the sub-partition has not run lately costs more: traces/h100/branch_fetch.json
+            # (warpsim.timing.ifetch --branch: one warp, loops of 27-67 code lines at one instruction a cycle, and
+            # loops that branch over 128-1,024 instructions of their own code every trip) has a trip of up to 45
+            # lines pay its branch as the replay does and one of 49 or more 11 cycles more ("near_miss" 11; one
+            # instruction every 4 cycles: 8-9), whatever the distance jumped: the loops that skip 1,024
+            # instructions but run 12 lines pay no more than those that skip 128. So a sub-partition keeps its last
+            # 45-48 lines near ("near_lines" 48, 6 KB). Nsight's samples agree (stall_reasons_source.json): the
+            # closing branch of T/sp_e4m3_k64_f32:ilp1 (51 lines) and of T/dense_s4_k64:ilp4 (64 lines run since
+            # its target) cost 22 cycles to the loop's first instruction, the replay's 12 without this; the s4
+            # routines' CALLs and RETs (17-35 lines since) are near, as measured (CALL 1, RET 37 below).
             "fetch": {"l0_lines": 264, "ii": 0, "latency": 18, "ahead": 1, "l1i_lines": 1152, "l2_ii": 13,
-                      "l2_latency": 45},
+                      "l2_latency": 45, "near_lines": 48, "near_miss": 11},
+            # the register file's two banks (sass_sim "banks"), measured by traces/h100/regbank.json: one register a
+            # cycle from each bank (register number mod 2), a register read twice by an instruction read once;
+            # two or four warps of an FFMA chain on one sub-partition run at the banks' rate (1.50x / 2.99x one
+            # warp with three registers of one bank, 2.0x with four warps and two of one), and two warps with two
+            # of one bank lose one cycle in four more (1.256x), which the option does not have. Off: with it one
+            # warp's trips come right (T/sp_e4m3_k64_f32:ilp1 996 cycles, the H100 997, 970 without; dense_s4_k64
+            # ILP 4 12,747 / 12,748), but the stand-ins below were fitted without it (mio_hold, gap_turn,
+            # keep_cycles): with banks and mio_hold 1 the s4 pairs stay in phase (dense_s4_k64 ILP 4 with 7-8 warps
+            # 5.5 / 7.5 % long, sp_s4_k64 ILP 1 with 8-12 5-7.7 %), 266 of the 276 emulated configurations within
+            # 5 % (TIMING_FINDINGS.md, the register file's two banks).
+            "banks": False,
             # trips simulated per population of warps: the first (cold L1), then the later ones averaged; 32,
             # the recorded kernels' trips (reps 32). With several warps the L1 holds other spill lines from trip
             # to trip and the warps' phases drift: sparse fp8 ILP 4 with 3-16 warps moves by -3..+4 % from 8

@@ -129,6 +129,61 @@ def encode(text: str, ctrl: int) -> str:
     return " ".join(str(x) for x in f)
 
 
+#: opcodes whose first operand after any predicate destinations is a source, not a register destination
+NO_DESTINATION = frozenset({"ISETP", "FSETP", "DSETP", "HSETP2", "PSETP", "STL", "STG", "STS", "ST", "RED", "BRA",
+                            "CALL", "RET", "EXIT", "BAR", "WARPSYNC", "NOP", "BSYNC", "BSSY", "DEPBAR", "MEMBAR"})
+_REGISTER = re.compile(r"(?<![\w])R(\d+)((?:\.\w+)*)")
+
+
+def _operands(text: str) -> list[str]:
+    """The operands of an instruction's SASS text (its predicate guard and mnemonic dropped)."""
+    words = text.split(None, 2 if text.startswith("@") else 1)
+    rest = words[-1] if len(words) > (2 if text.startswith("@") else 1) else ""
+    return [o.strip() for o in re.split(r",(?![^\[]*\])", rest) if o.strip()]
+
+
+def operand_slots(text: str) -> list[tuple[int, int, int, bool]]:
+    """``(operand slot, first register, registers, reuse flag)`` of every general register operand an instruction
+    reads: its operands after the destination (predicate destinations first, then a register one unless the
+    opcode has none: :data:`NO_DESTINATION`), addresses included, a ``.64`` / ``.128`` operand (and a 64- /
+    128-bit store's data, IMAD.WIDE's C) as its 2 / 4 registers and a tensor op's A, B and C as register pairs
+    at least; one register an operand (RZ, uniform registers, constants and predicates read none)."""
+    op, ops = opcode(text), _operands(text)
+    i = 0
+    while i < len(ops) and re.fullmatch(r"!?U?P(?:T|\d+)", ops[i]):
+        i += 1
+    if op not in NO_DESTINATION and i < len(ops):
+        i += 1
+    mods_op = _mnemonic(text).split(".")[1:]
+    store_width = 4 if "128" in mods_op else 2 if "64" in mods_op else 1
+    srcs = ops[i:]
+    out = []
+    for slot, o in enumerate(srcs):
+        m = _REGISTER.search(o)
+        if not m:
+            continue
+        mods = m.group(2)
+        n = 4 if ".128" in mods else 2 if ".64" in mods else 1
+        if op in ("HMMA", "IMMA") and slot < 3:
+            n = max(n, 2)
+        elif op in ("STL", "STG", "STS", "ST") and slot == len(srcs) - 1 and "[" not in o:
+            n = store_width  # the data of a 64- or 128-bit store
+        elif op == "IMAD" and "WIDE" in mods_op and slot == 2:
+            n = 2  # IMAD.WIDE adds a 64-bit C
+        out.append((slot, int(m.group(1)), n, ".reuse" in mods))
+    return out
+
+
+def encode_operands(text: str) -> str:
+    """:func:`operand_slots` as ``slot:register:count:reuse`` words (what ``sass_sim``'s ``banks`` reads)."""
+    return " ".join(f"{s}:{r}:{n}:{int(f)}" for s, r, n, f in operand_slots(text))
+
+
+def decode_operands(word: str) -> list[tuple[int, int, int, int]]:
+    """The ``(slot, register, count, reuse)`` of an :func:`encode_operands` string."""
+    return [tuple(int(v) for v in x.split(":")) for x in word.split()]
+
+
 def loop_body(sass: list) -> list | None:
     """The instructions of a kernel's loop (from the target of its last backward branch to that branch), or
     None without one."""
@@ -160,7 +215,9 @@ def kernel_profile(sass: list) -> dict | None:
     ops = [opcode(t) for _a, t, _c in body] + [opcode(t) for _a, t, _c in routine] * calls
     return {"sass": len(ops), "calls": calls, "ldl": ops.count("LDL"), "stl": ops.count("STL"),
             "shfl": ops.count("SHFL"), "body": [encode(t, c) for _a, t, c in body],
-            "routine": [encode(t, c) for _a, t, c in routine]}
+            "routine": [encode(t, c) for _a, t, c in routine],
+            "body_operands": [encode_operands(t) for _a, t, _c in body],
+            "routine_operands": [encode_operands(t) for _a, t, _c in routine]}
 
 
 def loop_yield(sass: list) -> list[str] | None:
@@ -221,6 +278,19 @@ def trip(prof: dict) -> list[str]:
     return out
 
 
+def trip_operands(prof: dict) -> list[str] | None:
+    """The register operands (:func:`encode_operands`) of each instruction of :func:`trip`, or None if the profile
+    has none."""
+    if "body_operands" not in prof:
+        return None
+    out = []
+    for x, ops in zip(prof["body"], prof["body_operands"]):
+        out.append(ops)
+        if x.startswith("CALL"):
+            out += prof["routine_operands"]
+    return out
+
+
 def trip_lines(prof: dict) -> list[int]:
     """The 128-byte code line (8 instructions) of each instruction of :func:`trip`: the loop block from a line
     boundary, its routine from the next one after it (the instruction fetch, ``sass_sim``'s ``fetch``)."""
@@ -253,8 +323,9 @@ def table(arch: str) -> dict:
         return {}
     code = got["code"]
     for k in got["kernels"].values():
-        for part in ("body", "routine"):
-            k["loop"][part] = code[k["loop"][part]].split(";") if code[k["loop"][part]] else []
+        for part in ("body", "routine", "body_operands", "routine_operands"):
+            if part in k["loop"]:
+                k["loop"][part] = code[k["loop"][part]].split(";") if code[k["loop"][part]] else []
     return got["kernels"]
 
 
@@ -300,7 +371,7 @@ def main(argv=None) -> int:
     for p in paths:
         tr = read_trace(p)
         for k, v in profile(tr.ptx).items():
-            for part in ("body", "routine"):  # code blocks shared by kernels with the same SASS
+            for part in ("body", "routine", "body_operands", "routine_operands"):  # blocks shared by kernels
                 text = ";".join(v["loop"][part])
                 key = hashlib.sha256(text.encode()).hexdigest()[:16]
                 code[key] = text

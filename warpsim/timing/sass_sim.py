@@ -46,7 +46,12 @@ cycle by cycle, with the table's ``emulated["sass"]`` entry:
   or ``l2_latency`` after it passes the SM's port to the L2 (one line every ``l2_ii`` cycles) when that cache
   has not got it either; ``ii`` > 0 would make the L0 a port of its own. The caches start holding the loop's
   lines, the last ones most recent (a launch finds the code of the launches before it); without code lines
-  or with ``l0_lines`` 0 there is no fetch limit.
+  or with ``l0_lines`` 0 there is no fetch limit. A sub-partition keeps its last ``near_lines`` lines near
+  (those its warps started lately): a CALL, RET or taken BRA to a line not among them waits ``near_miss``
+  cycles past its redirect (``traces/h100/branch_fetch.json``, ``warpsim.timing.ifetch --branch``).
+* the register file's banks (``banks``, off in the table; ``traces/h100/regbank.json``): given the registers
+  each instruction reads from each of two banks (``Loop(..., reads=...)``, ``sass_profile.trip_reads``), an
+  instruction issues only when those banks are free, and holds each one cycle a register it reads there.
 * the L1's options, off by default (``traces/h100/l1_probe.json`` measured the L1 itself; none of them fits its runs
   and the timing table together): ``policy`` (``POLICIES``, DIP among them), ``hash``, ``local`` (a usable
   fraction), ``store_miss``, ``last_use`` with ``last_use_share`` (the share of LDL.LU that act on their
@@ -87,6 +92,13 @@ NONE, ALU, FMAH, FMAL, TENSOR, MIO = range(6)
 #: the columns of ``free`` after the pipes': until when, and for which warp's benefit, the sub-partition
 #: dispatches no other warp's non-MIO instruction (``mio_hold``)
 HOLD_TO, HOLDER = 6, 7
+#: the columns after those: until when each of the register file's two banks (register number mod 2) is reading
+#: (``banks``: an instruction reads its source registers, one a cycle from each bank)
+BANK0, BANK1 = 8, 9
+#: operand slots an instruction's register operands are kept in (``banks``: the reuse cache has one a slot)
+SLOTS = 4
+#: the instructions after one that flags an operand for reuse that the cache serves it to (``banks``)
+REUSE_SPAN = 2
 #: a run whose every warp has run the same trip (cycles, L1 counts, the store and fill queues as it ends) this many
 #: times over, and has ended one lately, is taken as periodic: its later trips are the last one again
 #: (``_extrapolate``; ``settle`` False in the table runs every trip). Not exact: the warps that end first leave
@@ -124,21 +136,30 @@ STALLS = ("selected", "not_selected", "wait", "branch_resolving", "long_scoreboa
 (SELECTED, NOT_SELECTED, WAIT, BRANCH, LONG_SB, SHORT_SB, LG_THROTTLE, MIO_THROTTLE, MATH_THROTTLE,
  NO_INSTRUCTION, DISPATCH_STALL) = range(len(STALLS))
 #: the issue options of the table until 2026-11-27 (greedy: the warp that issued last goes on through waits of
-#: up to 2 cycles; the CALL/RET redirects fitted as 20 + 20; a non-yielding BRA holding its whole stall count),
+#: up to 2 cycles; the CALL/RET redirects fitted as 20 + 20; a non-yielding BRA holding its whole stall count; a
+#: branch to a line not run lately costing no more than another),
 #: for the analyses that set the rules side by side (``table_loop(kernel, **GREEDY)``)
 GREEDY = {"yield_switch": False, "gap_turn": False, "hold": 2, "keep_cycles": 0,
-          "redirect": {"CALL": 20, "RET": 20, "BRA": 6}}
+          "redirect": {"CALL": 20, "RET": 20, "BRA": 6}, "fetch": {"near_lines": 0}}
 #: the yield rule as ``sched_probe`` measured it, on that table's other options (the analyses before the table
 #: took it: ``pair_modes``, ``trip_phase``)
 YIELD = dict(GREEDY, yield_switch=True, hold=1)
 #: the instruction fetch's options (``fetch``), in the order ``_run`` takes them
-FETCH = ("l0_lines", "ii", "latency", "ahead", "l1i_lines", "l2_ii", "l2_latency")
+FETCH = ("l0_lines", "ii", "latency", "ahead", "l1i_lines", "l2_ii", "l2_latency", "near_lines", "near_miss")
 
 
-def _arrays(lines: list[str], cfg: dict, tensor: dict, code_lines=None) -> dict:
+def _arrays(lines: list[str], cfg: dict, tensor: dict, code_lines=None, operands=None) -> dict:
     """The numba program arrays of ``lines`` (``sass_profile.encode`` format) under the table ``cfg``;
-    ``code_lines``: the 128-byte code line of each (``sass_profile.trip_lines``), for the instruction fetch."""
+    ``code_lines``: the 128-byte code line of each (``sass_profile.trip_lines``), for the instruction fetch;
+    ``operands``: each one's register operands (``sass_profile.encode_operands``), for ``banks``."""
     n = len(lines)
+    rk = np.full((n, SLOTS, 3), -1, np.int64)  # per operand slot: first register, registers, reuse flag
+    if cfg.get("banks") and operands is not None:
+        from warpsim.timing.sass_profile import decode_operands
+        for i, word in enumerate(operands):
+            for slot, reg, count, flag in decode_operands(word):
+                if slot < SLOTS:
+                    rk[i, slot] = reg, count, flag
     a = {k: np.zeros(n, np.int64) for k in ("pipe", "ii", "stall", "keep", "wb", "rb", "wait", "lat",
                                              "mem", "line", "nlines", "yld", "redir", "mhold")}
     a["iline"] = np.full(n, -1, np.int64) if code_lines is None else np.asarray(code_lines, np.int64)
@@ -171,6 +192,7 @@ def _arrays(lines: list[str], cfg: dict, tensor: dict, code_lines=None) -> dict:
         if base in ("LDL", "STL"):
             a["mem"][i] = (LOCAL_LOAD_LU if op == "LDL.LU" else LOCAL_LOAD) if base == "LDL" else LOCAL_STORE
             a["line"][i], a["nlines"][i] = int(f[6]) // 4, int(f[7]) // 4
+    a["rk"] = rk
     return a
 
 
@@ -182,8 +204,8 @@ def _frame_lines(a: dict) -> int:
 class Loop:
     """The program arrays of one loop trip (numba input) and the per-population results, cached."""
 
-    def __init__(self, lines: list[str], cfg: dict, tensor: dict, code_lines=None):
-        self.arrays = a = _arrays(lines, cfg, tensor, code_lines)
+    def __init__(self, lines: list[str], cfg: dict, tensor: dict, code_lines=None, operands=None):
+        self.arrays = a = _arrays(lines, cfg, tensor, code_lines, operands)
         self.frame_lines = _frame_lines(a)
         self.cfg = cfg
         self._got: dict = {}
@@ -296,7 +318,15 @@ def table_loop(kernel: str, l1: dict | None = None, **overrides) -> Loop:
     from warpsim.timing import sass_profile
     from warpsim.timing.params_sm90 import TABLE
     prof = sass_profile.kernel_loop(kernel, "sm_90")
-    return Loop(sass_profile.trip(prof), table_cfg(l1, **overrides), TABLE["tensor"], sass_profile.trip_lines(prof))
+    return profile_loop(prof, table_cfg(l1, **overrides), TABLE["tensor"])
+
+
+def profile_loop(prof: dict, cfg: dict, tensor: dict) -> Loop:
+    """The :class:`Loop` of a ``sass_profile`` loop profile under the table ``cfg``: its trip, code lines and
+    register operands."""
+    from warpsim.timing import sass_profile
+    return Loop(sass_profile.trip(prof), cfg, tensor, sass_profile.trip_lines(prof),
+                sass_profile.trip_operands(prof))
 
 
 def _issue(a, c, sp_of, first, stop, start, want, frame_lines, lines, log=None, counts=None, stalls=None):
@@ -321,7 +351,7 @@ def _issue(a, c, sp_of, first, stop, start, want, frame_lines, lines, log=None, 
                 np.zeros((2, 4), np.int64) if counts is None else counts, a["redir"], a["mhold"],
                 np.zeros((0, 0, 0), np.int64) if stalls is None else stalls,
                 SETTLED if c.get("settle", True) else 0, int(l1.get("store_read", 2)), _miss_spread(l1),
-                int(l1.get("miss_spread", 0)), int(l1.get("store_sp_ii", 0)), bool(c.get("gap_turn", False)))
+                int(l1.get("miss_spread", 0)), int(l1.get("store_sp_ii", 0)), bool(c.get("gap_turn", False)), a["rk"])
 
 
 def _miss_spread(l1: dict) -> np.ndarray:
@@ -371,7 +401,7 @@ def _run(pipe, ii, stall, keep, wb, rb, wait, lat, mem, line, nlines, yld, sp_of
          frame_lines, sets, ways, hit_lat, miss_lat, line_ii, fill_ii, mio_ii, hold, yield_switch, policy, hsh,
          validate, last_use, lu_permille, stale, in_order, mio_warp_ii, mio_sm_ii, store_ii, store_queue,
          fill_port, iline, known, fp, log, counts, redir, mhold, stalls, settled, store_read, spread,
-         seed, store_sp_ii, gap_turn):
+         seed, store_sp_ii, gap_turn, rk):
     """Cycle of the end of every trip of every warp (``ends[warp, trip]``); the issue cycles of each warp's
     first ``log.shape[1]`` instructions go to ``log``; ``counts[trip > 0]`` gets the local lines loaded, the
     loads that missed, the lines stored and the stores that missed (:data:`COUNTS`); ``stalls[trip > 0, w]``
@@ -385,7 +415,10 @@ def _run(pipe, ii, stall, keep, wb, rb, wait, lat, mem, line, nlines, yld, sp_of
     done = np.zeros(nw, np.int64)
     nlog = np.zeros(nw, np.int64)
     ends = np.zeros((nw, want.max()), np.int64)
-    free = np.zeros((nsp, 8), np.int64)
+    free = np.zeros((nsp, 10), np.int64)
+    # each sub-partition's reuse cache: register, warp and issue count a slot; its issue count
+    rc = np.full((nsp, SLOTS + 1, 3), -1, np.int64)
+    rc[:, SLOTS, 0] = 0
     last = -np.ones(nsp, np.int64)
     kept = -np.ones(nsp, np.int64)  # the warp that keeps sub-partition s (its last instruction did not yield)
     kept_to = np.zeros(nsp, np.int64)  # ... until this cycle at the latest
@@ -406,6 +439,10 @@ def _run(pipe, ii, stall, keep, wb, rb, wait, lat, mem, line, nlines, yld, sp_of
     # when the line of its next instruction is in its sub-partition's L0 (``fready``)
     fetch = fp[0] > 0 and iline[0] >= 0
     ic = _code_caches(nsp, fp, known) if fetch else np.zeros((nsp + 1, 3, 1), np.int64)
+    # the lines a sub-partition fetched last (``near_lines``): a branch to a line not among them costs
+    # ``near_miss`` cycles more than its redirect
+    near = fetch and fp[7] > 0
+    nc = _near_lines(nsp, fp[7], known) if near else np.zeros((nsp, 3, 1), np.int64)
     iport = np.zeros(nsp + 1, np.int64)
     fready = np.zeros(nw, np.int64)
     wline = -np.ones(nw, np.int64)  # the code line of the instruction the warp issued last
@@ -437,14 +474,14 @@ def _run(pipe, ii, stall, keep, wb, rb, wait, lat, mem, line, nlines, yld, sp_of
             s = (s0 + first_sp) % nsp
             k = kept[s]
             if k >= 0 and t < kept_to[s] and done[k] < want[k]:
-                w = k if _can(k, s, t, plain, sbk, done, want, nxt, pos, wait, sb, pipe, free, mem, wmio, port,
+                w = k if _can(k, s, t, plain, sbk, done, want, nxt, pos, wait, sb, pipe, rk, rc, free, mem, wmio, port,
                               fready) else -1
             else:
                 kept[s] = -1
-                w = _pick(s, t, last[s], sp_of, plain, sbk, done, want, nxt, pos, wait, sb, pipe, free, mem, wmio,
+                w = _pick(s, t, last[s], sp_of, plain, sbk, done, want, nxt, pos, wait, sb, pipe, rk, rc, free, mem, wmio,
                           port, fready, until)
             if account:
-                _account(stalls, s, w, t, began, plain, sbk, sp_of, done, want, nxt, pos, wait, sb, pipe, free, mem,
+                _account(stalls, s, w, t, began, plain, sbk, sp_of, done, want, nxt, pos, wait, sb, pipe, rk, rc, free, mem,
                          wmio, port, fready, kept[s] if t < kept_to[s] else -1, 1)
             if w < 0:
                 continue
@@ -455,6 +492,8 @@ def _run(pipe, ii, stall, keep, wb, rb, wait, lat, mem, line, nlines, yld, sp_of
             if fetch and iline[i] != wline[w]:  # its first instruction of this line: ask for the next ones
                 wline[w] = iline[i]
                 _ahead(ic, iport, s, iline[i], t, fp, known)
+                if near and _cache_find(nc, s, fp[7], iline[i], t) < 0:
+                    _cache_put(nc, s, fp[7], iline[i], t, 0)
             if nlog[w] < log.shape[1]:
                 log[w, nlog[w]] = t
                 nlog[w] += 1
@@ -472,6 +511,12 @@ def _run(pipe, ii, stall, keep, wb, rb, wait, lat, mem, line, nlines, yld, sp_of
                     port[1] = (t if t > port[1] else port[1]) + store_ii * nlines[i]
             elif p != NONE:
                 free[s, p] = t + ii[i]
+            k0, k1 = _bank_reads(i, w, s, rk, rc)
+            if k0 > 0:
+                free[s, BANK0] = t + k0
+            if k1 > 0:
+                free[s, BANK1] = t + k1
+            _reuse(i, w, s, rk, rc)
             ready = t + lat[i]
             start = t
             if mem[i] != 0:
@@ -544,6 +589,8 @@ def _run(pipe, ii, stall, keep, wb, rb, wait, lat, mem, line, nlines, yld, sp_of
                     break
             if fetch and iline[pos[w]] != iline[i]:  # its next instruction is on another line
                 fready[w] = _code_line(ic, iport, s, iline[pos[w]], t, fp)
+                if near and redir[i] > 0 and _cache_find(nc, s, fp[7], iline[pos[w]], t) < 0:  # a far branch
+                    fready[w] = max(fready[w], nxt[w] + fp[8])
         if issued:
             t += 1
             continue
@@ -553,7 +600,7 @@ def _run(pipe, ii, stall, keep, wb, rb, wait, lat, mem, line, nlines, yld, sp_of
                 if done[w] < want[w] and t < plain[w] < m:
                     m = plain[w]
             for s in range(nsp):
-                _account(stalls, s, -1, t, began, plain, sbk, sp_of, done, want, nxt, pos, wait, sb, pipe, free, mem,
+                _account(stalls, s, -1, t, began, plain, sbk, sp_of, done, want, nxt, pos, wait, sb, pipe, rk, rc, free, mem,
                          wmio, port, fready, kept[s] if t < kept_to[s] else -1, m - t - 1)
         t = m
     return ends
@@ -615,8 +662,8 @@ def _next_event(t, done, want, nxt, fready, sb, free, wmio, port, kept, kept_to)
                 if t < sb[w, b] < m:
                     m = sb[w, b]
     for s in range(free.shape[0]):
-        for p in range(1, HOLD_TO + 1):
-            if t < free[s, p] < m:
+        for p in range(1, BANK1 + 1):
+            if p != HOLDER and t < free[s, p] < m:
                 m = free[s, p]
         if kept[s] >= 0 and t < kept_to[s] < m:
             m = kept_to[s]
@@ -627,7 +674,7 @@ def _next_event(t, done, want, nxt, fready, sb, free, wmio, port, kept, kept_to)
 
 
 @njit(cache=True)
-def _account(stalls, s, w, t, began, plain, sbk, sp_of, done, want, nxt, pos, wait, sb, pipe, free, mem, wmio, port,
+def _account(stalls, s, w, t, began, plain, sbk, sp_of, done, want, nxt, pos, wait, sb, pipe, rk, rc, free, mem, wmio, port,
              fready, keeper, n):
     """Cycle t of every running warp of sub-partition s into ``stalls`` (:data:`STALLS`), ``n`` times (cycles in
     the same state): w issues (or -1); ``keeper`` keeps the sub-partition (or -1)."""
@@ -638,14 +685,14 @@ def _account(stalls, s, w, t, began, plain, sbk, sp_of, done, want, nxt, pos, wa
         if x == w:
             stalls[row, x, SELECTED] += n
             continue
-        why = _why(x, s, t, plain, sbk, nxt, pos, wait, sb, pipe, free, mem, wmio, port, fready)
+        why = _why(x, s, t, plain, sbk, nxt, pos, wait, sb, pipe, rk, rc, free, mem, wmio, port, fready)
         if why == NOT_SELECTED and keeper >= 0 and keeper != x:
             why = DISPATCH_STALL
         stalls[row, x, why] += n
 
 
 @njit(cache=True)
-def _why(w, s, t, plain, sbk, nxt, pos, wait, sb, pipe, free, mem, wmio, port, fready):
+def _why(w, s, t, plain, sbk, nxt, pos, wait, sb, pipe, rk, rc, free, mem, wmio, port, fready):
     """What keeps warp w of sub-partition s from issuing its next instruction at t (a :data:`STALLS` index;
     ``not_selected`` if nothing does). An MIO instruction also needs the warp's own turn (``wmio[w]``) and the
     SM's (``port[0]``); a local store the SM's store port with at most ``port[2]`` cycles of stores queued
@@ -669,6 +716,9 @@ def _why(w, s, t, plain, sbk, nxt, pos, wait, sb, pipe, free, mem, wmio, port, f
         return MATH_THROTTLE
     if free[s, HOLD_TO] > t and free[s, HOLDER] != w:
         return DISPATCH_STALL
+    k0, k1 = _bank_reads(i, w, s, rk, rc)
+    if k0 > 0 and free[s, BANK0] > t or k1 > 0 and free[s, BANK1] > t:
+        return DISPATCH_STALL
     return NOT_SELECTED
 
 
@@ -686,6 +736,20 @@ def _code_caches(nsp, fp, known):
                 if cap > 0:
                     _cache_put(ic, r, cap, ln, use, 0)
     return ic
+
+
+@njit(cache=True)
+def _near_lines(nsp, cap, known):
+    """Each sub-partition's last ``cap`` code lines (rows of :func:`_code_caches`' layout) as the launches before
+    left them: the loop's last ``cap`` lines."""
+    nc = np.full((nsp, 3, cap), -1, np.int64)
+    use = -known.shape[0] - 1
+    for ln in range(known.shape[0]):
+        if known[ln] == 1:
+            use += 1
+            for r in range(nsp):
+                _cache_put(nc, r, cap, ln, use, 0)
+    return nc
 
 
 @njit(cache=True)
@@ -749,7 +813,7 @@ def _cache_put(ic, r, cap, ln, t, ready):
 
 
 @njit(cache=True)
-def _pick(s, t, last, sp_of, plain, sbk, done, want, nxt, pos, wait, sb, pipe, free, mem, wmio, port, fready,
+def _pick(s, t, last, sp_of, plain, sbk, done, want, nxt, pos, wait, sb, pipe, rk, rc, free, mem, wmio, port, fready,
           until):
     """The warp of sub-partition s that issues at t: the last one if it can, else round robin after it. A warp
     that cannot gets in ``until`` (unless that is -1) the cycle before which it cannot, and is not asked again
@@ -759,15 +823,15 @@ def _pick(s, t, last, sp_of, plain, sbk, done, want, nxt, pos, wait, sb, pipe, f
         w = (last + k) % nw if last >= 0 else k
         if sp_of[w] != s or until[w] > t:
             continue
-        if _can(w, s, t, plain, sbk, done, want, nxt, pos, wait, sb, pipe, free, mem, wmio, port, fready):
+        if _can(w, s, t, plain, sbk, done, want, nxt, pos, wait, sb, pipe, rk, rc, free, mem, wmio, port, fready):
             return w
         if until[w] >= 0 and done[w] < want[w]:
-            until[w] = _until(w, s, nxt, pos, wait, sb, pipe, free, mem, wmio, port, fready)
+            until[w] = _until(w, s, nxt, pos, wait, sb, pipe, rk, rc, free, mem, wmio, port, fready)
     return -1
 
 
 @njit(cache=True)
-def _until(w, s, nxt, pos, wait, sb, pipe, free, mem, wmio, port, fready):
+def _until(w, s, nxt, pos, wait, sb, pipe, rk, rc, free, mem, wmio, port, fready):
     """The first cycle at which every time that :func:`_why` holds warp w of sub-partition s to has passed, as
     they stand (each only grows until w issues: a lower bound of its next issue)."""
     i = pos[w]
@@ -788,7 +852,53 @@ def _until(w, s, nxt, pos, wait, sb, pipe, free, mem, wmio, port, fready):
         u = free[s, p]
     if p != MIO and free[s, HOLDER] != w and free[s, HOLD_TO] > u:  # the hold stops no MIO instruction
         u = free[s, HOLD_TO]
+    k0, k1 = _bank_reads(i, w, s, rk, rc)
+    if k0 > 0 and free[s, BANK0] > u:
+        u = free[s, BANK0]
+    if k1 > 0 and free[s, BANK1] > u:
+        u = free[s, BANK1]
     return u
+
+
+@njit(cache=True)
+def _cached(i, w, s, slot, rk, rc):
+    """Whether the reuse cache of sub-partition s holds operand ``slot`` of warp w's instruction i: the register
+    was read with the reuse flag in that slot by one of the last :data:`REUSE_SPAN` instructions the
+    sub-partition issued, and by w."""
+    return rc[s, slot, 0] == rk[i, slot, 0] and rc[s, slot, 1] == w and rc[s, SLOTS, 0] - rc[s, slot, 2] <= REUSE_SPAN
+
+
+@njit(cache=True)
+def _bank_reads(i, w, s, rk, rc):
+    """``(k0, k1)``: the registers instruction i of warp w reads from each bank of sub-partition s's register
+    file, a register read twice once, an operand the reuse cache holds (:func:`_cached`) not."""
+    k0 = k1 = 0
+    for slot in range(SLOTS):
+        r = rk[i, slot, 0]
+        if r < 0 or _cached(i, w, s, slot, rk, rc):
+            continue
+        for x in range(r, r + rk[i, slot, 1]):
+            seen = False
+            for e in range(slot):  # read already by an earlier operand of the instruction
+                q = rk[i, e, 0]
+                if q >= 0 and q <= x < q + rk[i, e, 1] and not _cached(i, w, s, e, rk, rc):
+                    seen = True
+            if not seen:
+                if x % 2 == 0:
+                    k0 += 1
+                else:
+                    k1 += 1
+    return k0, k1
+
+
+@njit(cache=True)
+def _reuse(i, w, s, rk, rc):
+    """The reuse cache after warp w's instruction i issued on sub-partition s: a slot whose operand has the reuse
+    flag keeps it for w from this instruction on (``rc[s, SLOTS, 0]`` counts the sub-partition's issues)."""
+    for slot in range(SLOTS):
+        if rk[i, slot, 0] >= 0 and rk[i, slot, 2] == 1:
+            rc[s, slot, 0], rc[s, slot, 1], rc[s, slot, 2] = rk[i, slot, 0], w, rc[s, SLOTS, 0]
+    rc[s, SLOTS, 0] += 1
 
 
 @njit(cache=True)
@@ -813,10 +923,10 @@ def _least_recent(w, s, sp_of, done, want, issued_at):
 
 
 @njit(cache=True)
-def _can(w, s, t, plain, sbk, done, want, nxt, pos, wait, sb, pipe, free, mem, wmio, port, fready):
+def _can(w, s, t, plain, sbk, done, want, nxt, pos, wait, sb, pipe, rk, rc, free, mem, wmio, port, fready):
     """Whether warp w (of sub-partition s) can issue its next instruction at t (:func:`_why` has nothing
     against it)."""
-    return done[w] < want[w] and _why(w, s, t, plain, sbk, nxt, pos, wait, sb, pipe, free, mem, wmio, port,
+    return done[w] < want[w] and _why(w, s, t, plain, sbk, nxt, pos, wait, sb, pipe, rk, rc, free, mem, wmio, port,
                                       fready) == NOT_SELECTED
 
 

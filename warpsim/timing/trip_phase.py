@@ -35,7 +35,7 @@ import sys
 
 import numpy as np
 
-from warpsim.timing import measurement, sass_profile, sass_sim
+from warpsim.timing import measurement, sass_sim
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.join(HERE, "..", "..", "traces", "h100", "trip_phase.json")
@@ -81,8 +81,7 @@ def loop(kernel: str, doc: dict | None = None, **options) -> sass_sim.Loop:
     """``kernel``'s loop trip under the table (``options`` as :func:`sass_sim.table_cfg`'s overrides)."""
     from warpsim.timing.params_sm90 import TABLE
     prof = (doc or load())["sass"][kernel]
-    return sass_sim.Loop(sass_profile.trip(prof), sass_sim.table_cfg(**options), TABLE["tensor"],
-                         sass_profile.trip_lines(prof))
+    return sass_sim.profile_loop(prof, sass_sim.table_cfg(**options), TABLE["tensor"])
 
 
 def replay(doc: dict | None = None, warps=WARPS, **options) -> dict:
