@@ -232,7 +232,7 @@ def modelled(form: str, ilp: int, **overrides) -> float:
 
 def modes(form: str, ilp: int) -> dict:
     """``{offset: pair ratio}`` of the yield policy, the loop's modes."""
-    return {off: modelled(form, ilp, stagger=off, **YIELD) for off in OFFSETS}
+    return {off: modelled(form, ilp, **dict(YIELD, stagger=off)) for off in OFFSETS}
 
 
 def loop_start_pairs(path: str = LOOP_START) -> dict:
@@ -271,7 +271,7 @@ def fit(overrides: dict | None = None, loops=LOOPS, path: str = SASS) -> dict:
         for p in measured(form, ilp, path, "patched"):
             off = 3 * round(abs(p["offset"]) / 3)
             if off not in got:
-                got[off] = modelled(form, ilp, stagger=off, **(overrides or {}))
+                got[off] = modelled(form, ilp, **dict(overrides or {}, stagger=off))
             rows.append((abs(p["offset"]), p["ratio"], got[off]))
         out[(form, ilp)] = rows
     return out

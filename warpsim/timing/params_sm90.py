@@ -324,7 +324,10 @@ TABLE = {
             # figures are of the greedy rule; under the yield rule the table took on 2026-11-27 the pair runs 1.34x
             # and sparse e4m3 ILP 1 with 5 and 6 warps and e5m2 with 5 are 5.4-5.5 % short (known misses; with a
             # hold of one cycle ILP 1 with 5, 6, 11, 15, 16 warps 5.5-7 % short, with three 7-16 warps 7-12 % long).
-            "mio_hold": 2,
+            # With the register file's banks (below, 2026-11-27), which give part of those dispatch stalls, one
+            # cycle: with two sparse fp8 ILP 1 with 8-16 warps run 5-9 % long, with none 13-16 warps 5-6 % short
+            # (the emulated table 261 / 275 / 265 of 276 within 5 % at 2 / 1 / 0 cycles). Still a stand-in.
+            "mio_hold": 1,
             # variable-latency results (the scoreboards of the control bits): SHFL 24, measured by
             # traces/h100/chain_latency.json (warpsim.timing.chain_latency: a chain of dependent shfl.sync,
             # 24.1 cycles from one to the next, 1-16 warps). It had been fitted to the one-warp fp8 runs as 28
@@ -435,15 +438,25 @@ TABLE = {
                       "l2_latency": 45, "near_lines": 48, "near_miss": 11},
             # the register file's two banks (sass_sim "banks"), measured by traces/h100/regbank.json: one register a
             # cycle from each bank (register number mod 2), a register read twice by an instruction read once;
-            # two or four warps of an FFMA chain on one sub-partition run at the banks' rate (1.50x / 2.99x one
-            # warp with three registers of one bank, 2.0x with four warps and two of one), and two warps with two
-            # of one bank lose one cycle in four more (1.256x), which the option does not have. Off: with it one
-            # warp's trips come right (T/sp_e4m3_k64_f32:ilp1 996 cycles, the H100 997, 970 without; dense_s4_k64
-            # ILP 4 12,747 / 12,748), but the stand-ins below were fitted without it (mio_hold, gap_turn,
-            # keep_cycles): with banks and mio_hold 1 the s4 pairs stay in phase (dense_s4_k64 ILP 4 with 7-8 warps
-            # 5.5 / 7.5 % long, sp_s4_k64 ILP 1 with 8-12 5-7.7 %), 266 of the 276 emulated configurations within
-            # 5 % (TIMING_FINDINGS.md, the register file's two banks).
-            "banks": False,
+            # one to four warps of FFMA chains on one sub-partition run at the banks' rate (1.50x / 2.25x / 2.99x
+            # one warp with 2 / 3 / 4 warps and three registers of one bank), but two warps asking exactly the
+            # bank's rate lose one cycle in four more (1.256x), which the model does not have; an operand flagged
+            # .reuse is served to the warp's instructions among the sub-partition's next two (sass_sim.REUSE_SPAN,
+            # fitted to the two-chain runs). The replay of the 60 runs within 3 % but those. One warp's trips come
+            # right with it (T/sp_e4m3_k64_f32:ilp1 995 cycles, the H100 997, 970 without; dense_s4_k64 ILP 4
+            # 12,747 / 12,748). On since 2026-11-27, with a hold of one cycle after an SHFL ("mio_hold" above) and
+            # the warps of a sub-partition starting their loops apart ("stagger" below): the emulated table 275 of
+            # 276 within 5 % (250 with banks alone; TIMING_FINDINGS.md, the register file's two banks).
+            "banks": True,
+            # the k-th warp of a sub-partition starts the loop k x 60 cycles after the first: the H100's pairs start
+            # their loops 18-63 cycles apart in the order the traces were recorded (traces/h100/loop_start_sass.json,
+            # the recorded SASS with the start clock moved after the operand loads: median 18 / 47 / 63 cycles with
+            # 5 / 6 / 7-10 warps; warpsim.timing.pair_modes --launch-order). Started together, two warps of
+            # dense_s4_k64 ILP 4 stay in phase under the banks (1.66x one warp, the H100's 1.55-1.64x) and its 7-8
+            # warp runs are 5.5-7.5 % long. From 40 to 100 cycles the emulated table is 274-275 of 276 within 5 %:
+            # only sp_s4_k64 ILP 1, whose two modes the launch before sets (known.py), moves (8-9 warps out below
+            # 63, 6 warps out from 80); at 150, 272.
+            "stagger": 60,
             # trips simulated per population of warps: the first (cold L1), then the later ones averaged; 32,
             # the recorded kernels' trips (reps 32). With several warps the L1 holds other spill lines from trip
             # to trip and the warps' phases drift: sparse fp8 ILP 4 with 3-16 warps moves by -3..+4 % from 8

@@ -82,7 +82,7 @@ def replay_gaps(kernel: str, warps_here: int = 1, trips: int = 8, stagger: int =
     """The replay's cycles at each instruction of a trip (a late one): ``warps_here`` warps of ``kernel`` on
     one sub-partition, the k-th starting the loop k x ``stagger`` cycles after the first, under the table
     (``options`` override it), the mean over those warps."""
-    return _gaps(kernel, (warps_here, 0, 0, 0), trips, stagger=stagger, **options)
+    return _gaps(kernel, (warps_here, 0, 0, 0), trips, **dict(options, stagger=stagger))
 
 
 def population_gaps(kernel: str, warps: int, trips: int = 8, **options) -> np.ndarray:

@@ -49,9 +49,11 @@ cycle by cycle, with the table's ``emulated["sass"]`` entry:
   or with ``l0_lines`` 0 there is no fetch limit. A sub-partition keeps its last ``near_lines`` lines near
   (those its warps started lately): a CALL, RET or taken BRA to a line not among them waits ``near_miss``
   cycles past its redirect (``traces/h100/branch_fetch.json``, ``warpsim.timing.ifetch --branch``).
-* the register file's banks (``banks``, off in the table; ``traces/h100/regbank.json``): given the registers
-  each instruction reads from each of two banks (``Loop(..., reads=...)``, ``sass_profile.trip_reads``), an
-  instruction issues only when those banks are free, and holds each one cycle a register it reads there.
+* the register file's banks (``banks``; ``traces/h100/regbank.json``): given each instruction's register
+  operands (``Loop(..., operands)``, ``sass_profile.trip_operands``), an instruction issues only when the banks
+  (register number mod 2) of the registers it reads are free, and holds each one cycle a register it reads
+  there; an operand flagged ``.reuse`` is served from the sub-partition's reuse cache to the same warp's
+  instructions among the next :data:`REUSE_SPAN` the sub-partition issues, in the same operand slot.
 * the L1's options, off by default (``traces/h100/l1_probe.json`` measured the L1 itself; none of them fits its runs
   and the timing table together): ``policy`` (``POLICIES``, DIP among them), ``hash``, ``local`` (a usable
   fraction), ``store_miss``, ``last_use`` with ``last_use_share`` (the share of LDL.LU that act on their
@@ -137,10 +139,12 @@ STALLS = ("selected", "not_selected", "wait", "branch_resolving", "long_scoreboa
  NO_INSTRUCTION, DISPATCH_STALL) = range(len(STALLS))
 #: the issue options of the table until 2026-11-27 (greedy: the warp that issued last goes on through waits of
 #: up to 2 cycles; the CALL/RET redirects fitted as 20 + 20; a non-yielding BRA holding its whole stall count; a
-#: branch to a line not run lately costing no more than another),
+#: branch to a line not run lately costing no more than another; no register banks, a hold of two cycles after an
+#: SHFL, every warp starting the loop at once),
 #: for the analyses that set the rules side by side (``table_loop(kernel, **GREEDY)``)
 GREEDY = {"yield_switch": False, "gap_turn": False, "hold": 2, "keep_cycles": 0,
-          "redirect": {"CALL": 20, "RET": 20, "BRA": 6}, "fetch": {"near_lines": 0}}
+          "redirect": {"CALL": 20, "RET": 20, "BRA": 6}, "fetch": {"near_lines": 0}, "banks": False, "mio_hold": 2,
+          "stagger": 0}
 #: the yield rule as ``sched_probe`` measured it, on that table's other options (the analyses before the table
 #: took it: ``pair_modes``, ``trip_phase``)
 YIELD = dict(GREEDY, yield_switch=True, hold=1)
@@ -308,8 +312,9 @@ def probe_cfg(l1: dict | None = None, **overrides) -> dict:
     loop is short and the H100 ran thousands of trips, so each warp runs at least :data:`PROBE_INSTRUCTIONS`
     instructions, every trip run (``settle`` off: the early stop took l1_rate's store probe with 6 warps, whose
     warps take the store port in turns of whole trips, as periodic too soon, 0.14 stores a cycle against the full
-    run's 0.32), unless ``overrides`` says otherwise."""
-    return table_cfg(l1, **{"instructions": PROBE_INSTRUCTIONS, "settle": False, **overrides})
+    run's 0.32), and its warps start together (``stagger`` 0: the table's start apart is the timing kernels'
+    prologue), unless ``overrides`` says otherwise."""
+    return table_cfg(l1, **{"instructions": PROBE_INSTRUCTIONS, "settle": False, "stagger": 0, **overrides})
 
 
 def table_loop(kernel: str, l1: dict | None = None, **overrides) -> Loop:
@@ -709,12 +714,11 @@ def _why(w, s, t, plain, sbk, nxt, pos, wait, sb, pipe, rk, rc, free, mem, wmio,
     if p == MIO:
         if free[s, MIO] > t or wmio[w] > t or port[0] > t or (mem[i] == LOCAL_STORE and port[1] - t > port[2]):
             return LG_THROTTLE if mem[i] != 0 else MIO_THROTTLE
-        return NOT_SELECTED
-    if p == FMAL and free[s, FMAH] > t and free[s, FMAL] > t:
+    elif p == FMAL and free[s, FMAH] > t and free[s, FMAL] > t:
         return MATH_THROTTLE
-    if p != NONE and p != FMAL and free[s, p] > t:
+    elif p != NONE and p != FMAL and free[s, p] > t:
         return MATH_THROTTLE
-    if free[s, HOLD_TO] > t and free[s, HOLDER] != w:
+    elif free[s, HOLD_TO] > t and free[s, HOLDER] != w:  # the hold stops no MIO instruction
         return DISPATCH_STALL
     k0, k1 = _bank_reads(i, w, s, rk, rc)
     if k0 > 0 and free[s, BANK0] > t or k1 > 0 and free[s, BANK1] > t:
