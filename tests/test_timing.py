@@ -1130,6 +1130,8 @@ def test_register_banks():
     assert len(off) == 60 and max(abs(v) for k, v in off.items() if k not in saturated) < 0.03
     plain = ifetch.replay_branch()
     assert plain[("bfetch1_264", "sp0x2")] / plain[("bfetch1_264", "one")] < 1.02
+    table = ifetch.regbank_table(doc).splitlines()
+    assert len(table) == 16 and table[1].split()[:2] == ["bfetch1_264", "ptxas"]
 
 
 @pytest.mark.parametrize("module, load, name, text, message", [

@@ -37,6 +37,7 @@ that file with its FFMA reading registers of one or both of the register file's 
 
     python -m warpsim.timing.ifetch            # the H100's cycles beside the replay's
     python -m warpsim.timing.ifetch --branch   # branch_fetch.json beside the replay
+    python -m warpsim.timing.ifetch --regbank  # regbank.json beside the replay with the register banks
 """
 from __future__ import annotations
 
@@ -253,12 +254,31 @@ def branch_table(doc: dict | None = None) -> str:
     return "\n".join(rows)
 
 
+def regbank_table(doc: dict | None = None) -> str:
+    """``regbank.json`` beside the replay: per loop and register copy the trip of one warp and of 2-4 warps on one
+    sub-partition over one warp's, H100 / sass_sim."""
+    doc = doc or load_regbank()
+    hw, model = measured_regbank(doc), replay_regbank(doc)
+    places = list(REGBANK_PLACEMENTS)
+    rows = ["a later trip of one warp (cycles), and of 2 / 3 / 4 warps on one sub-partition over it: H100 / sass_sim "
+            "with the register banks; copy: the registers b and c (loops.variants)"]
+    for kernel, variant in dict.fromkeys((k, v) for k, v, _p in hw):
+        one = (hw[(kernel, variant, "one")], model[(kernel, variant, "one")])
+        cells = [f"{hw[(kernel, variant, p)] / one[0]:.3f}/{model[(kernel, variant, p)] / one[1]:.3f}"
+                 for p in places[1:]]
+        rows.append(f"{kernel:12} {variant:7} {one[0]:6.0f}/{one[1]:<6.0f} " + " ".join(f"{c:>12}" for c in cells))
+    return "\n".join(rows)
+
+
 def main(argv=None) -> int:
     argv = measurement.arguments(argv, __doc__)
     if argv is None:
         return 0
     if "--branch" in argv:
         print(branch_table())
+        return 0
+    if "--regbank" in argv:
+        print(regbank_table())
         return 0
     doc = load()
     hw, model, first = measured(doc), replay(doc), cold(doc)
