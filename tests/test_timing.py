@@ -236,24 +236,32 @@ def _outside_subsets():
 
 
 def test_emulated_outside_5_percent_honest_bounds():
-    """Every known miss of the full table (warpsim.timing.known) is among the configurations the tests above
-    replay, which hold it to its bound: since the register file's banks (2026-11-27) the only one is sp_s4_k64
-    ILP 1 with 8 warps, in MULTI (until then also sparse fp8 ILP 4 with 5 and 10 warps, and before the measured
-    branch cost sparse fp8 ILP 1 with 5 and 6)."""
-    assert _outside_subsets() == {}
-    assert all((m.ilp, w, m.reps) in MULTI for m in known.MISSES for w in m.warps)
+    """The rest of the configurations outside 5 % in the full table (warpsim.timing.known, each with the
+    bound it reaches): sparse e4m3 / e5m2 ILP 4 with 6 and 7 warps (-6.1 / -5.7, -5.4 / -5.5 %): the replay's
+    L1 leaves 4-8 warps short and 9-13 long, and these runs move by several points with any change of a few
+    cycles (traces/h100/TIMING_FINDINGS.md)."""
+    subsets = _outside_subsets()
+    assert sum(map(len, subsets.values())) == 4
+    for name, configs in subsets.items():
+        res = replay_timing(_trace(name), name, "sm_90a", configs=configs)
+        print("\n" + error_table(res))
+        assert len(res) == len(configs)
+        for g in res:
+            miss = known.find_group(g.name)
+            assert not g.exact and _errors([g])[0] <= miss.bound and g.known == known.note(miss), error_table(res)
 
 
 def test_known_misses_table():
-    """Every known miss names a cause with a section of TIMING_FINDINGS.md, no configuration twice, 1 in all;
+    """Every known miss names a cause with a section of TIMING_FINDINGS.md, no configuration twice, 5 in all;
     a configuration not in it (or another GPU's trace, another target, the fixed-latency model) gets no note."""
     findings = open(os.path.join(os.path.dirname(__file__), "..", known.FINDINGS)).read()
     heads = re.findall(r"^## (.+)$", findings, re.M)
     anchors = {re.sub(r"[^a-z0-9 -]", "", h.lower()).replace(" ", "-") for h in heads}
     assert all(c.section in anchors for c in known.CAUSES.values())
     assert {m.cause for m in known.MISSES} == set(known.CAUSES)
-    assert len(known.configurations()) == sum(len(m.warps) for m in known.MISSES) == 1
+    assert len(known.configurations()) == sum(len(m.warps) for m in known.MISSES) == 5
     assert known.find("timing/sp_s4_k64", 1, 8, 32).cause == "icache" and known.find("sp_s4_k64", 1, 7, 32) is None
+    assert known.find_group("timing/sp_e4m3_k64_f32 ilp4 warps6 reps32").cause == "l1shape"
     assert known.find_group("timing/sp_e4m3_k64_f32 ilp4 warps5 reps32") is None
     assert known.find_group("timing/sp_e4m3_k64_f32 ilp1 warps6 reps32") is None
     assert known.find_group("timing/dense_s4_k64 ilp4 warps8 reps32") is None

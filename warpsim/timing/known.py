@@ -30,12 +30,18 @@ class Miss:
 
 
 CAUSES = {
+    "l1shape": Cause("the replay's L1 leaves sparse fp8 ILP 4 with 4-8 warps short of the H100 and with 9-13 "
+                     "long, and these runs move by several % with any change of a few cycles (an 11-cycle "
+                     "branch cost a trip of 17,000 moved them by 3-6 points)",
+                     "sparse-fp8-ilp-4-with-several-warps-where-the-replay-lands"),
     "icache": Cause("two warps on a sub-partition run in one of two modes, set by the code the launch before "
                     "left in the SM's instruction caches; the replay sits near the slow one",
                     "s4-two-warps-on-a-sub-partition-two-modes"),
 }
 
 MISSES = (
+    Miss("sp_e4m3_k64_f32", 4, (6, 7), 0.065, "l1shape"),
+    Miss("sp_e5m2_k64_f32", 4, (6, 7), 0.06, "l1shape"),
     Miss("sp_s4_k64", 1, (8,), 0.08, "icache"),
 )
 

@@ -326,7 +326,8 @@ TABLE = {
             # hold of one cycle ILP 1 with 5, 6, 11, 15, 16 warps 5.5-7 % short, with three 7-16 warps 7-12 % long).
             # With the register file's banks (below, 2026-11-27), which give part of those dispatch stalls, one
             # cycle: with two sparse fp8 ILP 1 with 8-16 warps run 5-9 % long, with none 13-16 warps 5-6 % short
-            # (the emulated table 261 / 275 / 265 of 276 within 5 % at 2 / 1 / 0 cycles). Still a stand-in.
+            # (the emulated table 261 / 275 / 265 of 276 within 5 % at 2 / 1 / 0 cycles, screened before an MIO
+            # instruction was held for a busy bank; with that fix, at 1, 271). Still a stand-in.
             "mio_hold": 1,
             # variable-latency results (the scoreboards of the control bits): SHFL 24, measured by
             # traces/h100/chain_latency.json (warpsim.timing.chain_latency: a chain of dependent shfl.sync,
@@ -445,7 +446,7 @@ TABLE = {
             # fitted to the two-chain runs). The replay of the 60 runs within 3 % but those. One warp's trips come
             # right with it (T/sp_e4m3_k64_f32:ilp1 995 cycles, the H100 997, 970 without; dense_s4_k64 ILP 4
             # 12,747 / 12,748). On since 2026-11-27, with a hold of one cycle after an SHFL ("mio_hold" above) and
-            # the warps of a sub-partition starting their loops apart ("stagger" below): the emulated table 275 of
+            # the warps of a sub-partition starting their loops apart ("stagger" below): the emulated table 271 of
             # 276 within 5 % (250 with banks alone; TIMING_FINDINGS.md, the register file's two banks).
             "banks": True,
             # the k-th warp of a sub-partition starts the loop k x 60 cycles after the first: the H100's pairs start
@@ -453,7 +454,8 @@ TABLE = {
             # the recorded SASS with the start clock moved after the operand loads: median 18 / 47 / 63 cycles with
             # 5 / 6 / 7-10 warps; warpsim.timing.pair_modes --launch-order). Started together, two warps of
             # dense_s4_k64 ILP 4 stay in phase under the banks (1.66x one warp, the H100's 1.55-1.64x) and its 7-8
-            # warp runs are 5.5-7.5 % long. From 40 to 100 cycles the emulated table is 274-275 of 276 within 5 %:
+            # warp runs are 5.5-7.5 % long. From 40 to 100 cycles the emulated table was 274-275 of 276 within 5 %
+            # (screened before the busy-bank fix for MIO instructions; with it, at 60, 271, the s4 loops 137 of 138):
             # only sp_s4_k64 ILP 1, whose two modes the launch before sets (known.py), moves (8-9 warps out below
             # 63, 6 warps out from 80); at 150, 272.
             "stagger": 60,
