@@ -34,17 +34,22 @@ def builder(source, cubin: Path):
     return build
 
 
-def code_offset(cubin: bytes, fn: str) -> int:
-    """File offset of kernel ``fn``'s code section (``.text.<fn>``) in an ELF64 cubin."""
+def code_section(cubin: bytes, fn: str) -> tuple[int, int]:
+    """File offset and size of kernel ``fn``'s code section (``.text.<fn>``) in an ELF64 cubin."""
     shoff = struct.unpack_from("<Q", cubin, 0x28)[0]
     size, num, names = struct.unpack_from("<HHH", cubin, 0x3A)
     secs = [struct.unpack_from("<IIQQQQ", cubin, shoff + i * size) for i in range(num)]
     strtab = secs[names][4]
-    for name, _typ, _flags, _addr, off, _size in secs:
+    for name, _typ, _flags, _addr, off, length in secs:
         end = cubin.index(b"\0", strtab + name)
         if cubin[strtab + name:end].decode() == ".text." + fn:
-            return off
+            return off, length
     raise ValueError(f"no .text.{fn} in the cubin")
+
+
+def code_offset(cubin: bytes, fn: str) -> int:
+    """File offset of kernel ``fn``'s code section (``.text.<fn>``) in an ELF64 cubin."""
+    return code_section(cubin, fn)[0]
 
 
 def kernels_sass(cubin: Path) -> dict:

@@ -26,7 +26,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from branch_fetch import kernel_source  # noqa: E402
 from ifetch import TRIPS, Launcher, loops_of  # noqa: E402
-from probe import BUILD, builder, cli, code_offset, kernels_sass, save_raw, summarise_raw  # noqa: E402
+from probe import BUILD, builder, cli, code_section, kernels_sass, save_raw, summarise_raw  # noqa: E402
 
 N = 264
 #: the loops: kernel -> its chains (one: an FFMA every 4 cycles a warp; two: every 2)
@@ -62,9 +62,9 @@ def patch(cubin: bytes, kernel: str, b: int, c: int) -> bytes:
     if b > TOP or c > TOP:
         raise ValueError(f"R{max(b, c)} is past the kernel's registers (R0-R{TOP})")
     out = bytearray(cubin)
-    base = code_offset(cubin, kernel)
+    base, size = code_section(cubin, kernel)
     done = 0
-    for a in range(base, base + _code_size(cubin, kernel), 16):
+    for a in range(base, base + size, 16):
         lo, hi = struct.unpack_from("<QQ", out, a)
         if lo & 0xFFF == FFMA and (lo >> 16) & 0xFF == (lo >> 24) & 0xFF \
                 and ((lo >> 32) & 0xFF, hi & 0xFF) == COMPILED:
@@ -75,17 +75,6 @@ def patch(cubin: bytes, kernel: str, b: int, c: int) -> bytes:
     if done < N - 2:
         raise ValueError(f"{done} FFMA Rx, Rx, R{COMPILED[0]}, R{COMPILED[1]} in {kernel}, expected {N}")
     return bytes(out)
-
-
-def _code_size(cubin: bytes, fn: str) -> int:
-    shoff = struct.unpack_from("<Q", cubin, 0x28)[0]
-    size, num, _names = struct.unpack_from("<HHH", cubin, 0x3A)
-    off = code_offset(cubin, fn)
-    for i in range(num):
-        sec = struct.unpack_from("<IIQQQQ", cubin, shoff + i * size)
-        if sec[4] == off:
-            return sec[5]
-    raise ValueError(f"no code section of {fn}")
 
 
 def variant_cubins() -> dict:

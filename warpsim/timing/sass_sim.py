@@ -731,14 +731,10 @@ def _code_caches(nsp, fp, known):
     """The L0s (rows 0..nsp-1) and the SM's instruction cache (row nsp) as the launches before left them: the
     loop's code lines in order, the last ones most recent (``tag, last use, ready`` a slot)."""
     ic = np.full((nsp + 1, 3, max(fp[0], fp[4], 1)), -1, np.int64)
-    use = -known.shape[0] - 1
-    for ln in range(known.shape[0]):
-        if known[ln] == 1:
-            use += 1
-            for r in range(nsp + 1):
-                cap = fp[0] if r < nsp else fp[4]
-                if cap > 0:
-                    _cache_put(ic, r, cap, ln, use, 0)
+    for r in range(nsp + 1):
+        cap = fp[0] if r < nsp else fp[4]
+        if cap > 0:
+            _hold_loop(ic, r, cap, known)
     return ic
 
 
@@ -747,13 +743,20 @@ def _near_lines(nsp, cap, known):
     """Each sub-partition's last ``cap`` code lines (rows of :func:`_code_caches`' layout) as the launches before
     left them: the loop's last ``cap`` lines."""
     nc = np.full((nsp, 3, cap), -1, np.int64)
+    for r in range(nsp):
+        _hold_loop(nc, r, cap, known)
+    return nc
+
+
+@njit(cache=True)
+def _hold_loop(ic, r, cap, known):
+    """Row r of a code-line cache (``cap`` slots) holding the loop's lines (``known``), put in order, so that the
+    last ones are the most recent, all there (the use stamps run up to -1)."""
     use = -known.shape[0] - 1
     for ln in range(known.shape[0]):
         if known[ln] == 1:
             use += 1
-            for r in range(nsp):
-                _cache_put(nc, r, cap, ln, use, 0)
-    return nc
+            _cache_put(ic, r, cap, ln, use, 0)
 
 
 @njit(cache=True)
