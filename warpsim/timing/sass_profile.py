@@ -270,25 +270,23 @@ def _source_key(src: str, name: str) -> str | None:
 
 def trip(prof: dict) -> list[str]:
     """The encoded instructions of one loop trip of a profile, its routine followed at every CALL."""
+    return _calls_followed(prof, "body", "routine")
+
+
+def _calls_followed(prof: dict, body: str, routine: str) -> list:
+    """``prof[body]`` (a list parallel to the loop block) with ``prof[routine]`` after every CALL's entry."""
     out = []
-    for x in prof["body"]:
-        out.append(x)
+    for x, y in zip(prof["body"], prof[body]):
+        out.append(y)
         if x.startswith("CALL"):
-            out += prof["routine"]
+            out += prof[routine]
     return out
 
 
 def trip_operands(prof: dict) -> list[str] | None:
     """The register operands (:func:`encode_operands`) of each instruction of :func:`trip`, or None if the profile
     has none."""
-    if "body_operands" not in prof:
-        return None
-    out = []
-    for x, ops in zip(prof["body"], prof["body_operands"]):
-        out.append(ops)
-        if x.startswith("CALL"):
-            out += prof["routine_operands"]
-    return out
+    return _calls_followed(prof, "body_operands", "routine_operands") if "body_operands" in prof else None
 
 
 def trip_lines(prof: dict) -> list[int]:
