@@ -110,8 +110,13 @@ def cold(doc: dict | None = None) -> dict:
 def body(doc: dict, name: str) -> tuple[list, list]:
     """The loop of kernel ``name`` (encoded SASS lines) and the 128-byte code line of each instruction."""
     loop = doc["loops"][name]
-    lines = [x for x, count in loop["body"] for _ in range(count)]
+    lines = _expanded(loop["body"])
     return lines, [(loop["at"] + j) // 8 for j in range(len(lines))]
+
+
+def _expanded(runs: list) -> list:
+    """A run-length coded list (``[[item, count], ...]``, as the capture scripts' ``runs_of`` writes it) in full."""
+    return [x for x, count in runs for _ in range(count)]
 
 
 def replay(doc: dict | None = None, sizes=None, **fetch) -> dict:
@@ -158,7 +163,7 @@ def replay_distinct(doc: dict | None = None, **fetch) -> dict:
         progs, code = [], []
         for k in range(warps):
             loop = loops[k % copies]
-            progs.append([x for x, count in loop["body"] for _ in range(count)])
+            progs.append(_expanded(loop["body"]))
             code.append([(loop["at"] + j) // 8 for j in range(len(progs[-1]))])
         trips = len(doc["distinct_rows"][0]["stamps"]["0"]) - 1
         logs = sass_sim.issue(progs, [0] * warps, [trips] * warps, cfg, TABLE["tensor"], code)
@@ -190,14 +195,14 @@ def replay_regbank(doc: dict | None = None, **overrides) -> dict:
     from warpsim.timing.params_sm90 import TABLE
     doc = doc or load_regbank()
     cfg = sass_sim.probe_cfg(**{"banks": True, **overrides})
+    loops: dict = {}
     out = {}
     for kernel, variant, place in measured_regbank(doc):
-        loop = doc["loops"][kernel]
-        lines = [x for x, count in loop["body"] for _ in range(count)]
-        operands = [x for x, count in doc["loops"]["operands"][kernel][variant] for _ in range(count)]
-        code = [(loop["at"] + j) // 8 for j in range(len(lines))]
-        trip = sass_sim.Loop(lines, cfg, TABLE["tensor"], code, operands).cycles(REGBANK_PLACEMENTS[place])
-        out[(kernel, variant, place)] = trip[0][1]
+        if (kernel, variant) not in loops:
+            lines, code = body(doc, kernel)
+            operands = _expanded(doc["loops"]["operands"][kernel][variant])
+            loops[(kernel, variant)] = sass_sim.Loop(lines, cfg, TABLE["tensor"], code, operands)
+        out[(kernel, variant, place)] = loops[(kernel, variant)].cycles(REGBANK_PLACEMENTS[place])[0][1]
     return out
 
 
@@ -221,7 +226,7 @@ def measured_branch(doc: dict | None = None) -> dict:
 def executed(loop: dict) -> tuple[list, list]:
     """What a trip of a ``branch_fetch`` loop runs (encoded SASS lines; a skip loop's block left out) and the
     128-byte code line of each instruction."""
-    lines = [x for x, count in loop["body"] for _ in range(count)]
+    lines = _expanded(loop["body"])
     index = list(range(len(lines)))
     if "skip" in loop:
         i, j = loop["skip"]
@@ -235,11 +240,13 @@ def replay_branch(doc: dict | None = None, **fetch) -> dict:
     from warpsim.timing.params_sm90 import TABLE
     doc = doc or load_branch()
     cfg = sass_sim.probe_cfg(fetch=fetch)
+    loops: dict = {}
     out = {}
     for kernel_name, place in measured_branch(doc):
-        lines, code = executed(doc["loops"][kernel_name])
-        trip = sass_sim.Loop(lines, cfg, TABLE["tensor"], code).cycles(PLACEMENTS[place])
-        out[(kernel_name, place)] = trip[0][1]
+        if kernel_name not in loops:
+            lines, code = executed(doc["loops"][kernel_name])
+            loops[kernel_name] = sass_sim.Loop(lines, cfg, TABLE["tensor"], code)
+        out[(kernel_name, place)] = loops[kernel_name].cycles(PLACEMENTS[place])[0][1]
     return out
 
 
