@@ -237,11 +237,11 @@ def _outside_subsets():
 
 def test_emulated_outside_5_percent_honest_bounds():
     """The rest of the configurations outside 5 % in the full table (warpsim.timing.known, each with the
-    bound it reaches): sparse e4m3 / e5m2 ILP 4 with 6 and 7 warps (-6.1 / -5.7, -5.4 / -5.5 %): the replay's
-    L1 leaves 4-8 warps short and 9-13 long, and these runs move by several points with any change of a few
-    cycles (traces/h100/TIMING_FINDINGS.md)."""
+    bound it reaches): sparse e4m3 ILP 4 with 6 and 10 warps (-5.2 / +5.5 %): the replay's L1 leaves 4-8 warps
+    short and 9-13 long, and these runs move by several points with any change of a few cycles
+    (traces/h100/TIMING_FINDINGS.md)."""
     subsets = _outside_subsets()
-    assert sum(map(len, subsets.values())) == 4
+    assert sum(map(len, subsets.values())) == 2
     for name, configs in subsets.items():
         res = replay_timing(_trace(name), name, "sm_90a", configs=configs)
         print("\n" + error_table(res))
@@ -252,14 +252,14 @@ def test_emulated_outside_5_percent_honest_bounds():
 
 
 def test_known_misses_table():
-    """Every known miss names a cause with a section of TIMING_FINDINGS.md, no configuration twice, 5 in all;
+    """Every known miss names a cause with a section of TIMING_FINDINGS.md, no configuration twice, 3 in all;
     a configuration not in it (or another GPU's trace, another target, the fixed-latency model) gets no note."""
     findings = open(os.path.join(os.path.dirname(__file__), "..", known.FINDINGS)).read()
     heads = re.findall(r"^## (.+)$", findings, re.M)
     anchors = {re.sub(r"[^a-z0-9 -]", "", h.lower()).replace(" ", "-") for h in heads}
     assert all(c.section in anchors for c in known.CAUSES.values())
     assert {m.cause for m in known.MISSES} == set(known.CAUSES)
-    assert len(known.configurations()) == sum(len(m.warps) for m in known.MISSES) == 5
+    assert len(known.configurations()) == sum(len(m.warps) for m in known.MISSES) == 3
     assert known.find("timing/sp_s4_k64", 1, 8, 32).cause == "icache" and known.find("sp_s4_k64", 1, 7, 32) is None
     assert known.find_group("timing/sp_e4m3_k64_f32 ilp4 warps6 reps32").cause == "l1shape"
     assert known.find_group("timing/sp_e4m3_k64_f32 ilp4 warps5 reps32") is None
@@ -829,8 +829,8 @@ def test_s4_pair_mode_follows_whether_the_kernels_code_is_cached():
 def test_fp8_ilp1_pairs_run_in_one_of_two_modes():
     """The warps' own clocks in the sparse fp8 timing traces: two warps of the ILP 1 loop on a sub-partition run
     1.30x or 1.40x one warp's time, nothing between (60 pairs of each form). The table's pair (the register
-    banks, a hold of one cycle after an SHFL) runs between the modes started up to 60 cycles apart (1.34x) and in
-    the fast mode started 120 or more apart; the greedy table until 2026-11-27 (a hold of two cycles, no banks)
+    banks with bank_freeze, a hold of one cycle after an SHFL) runs between the modes started up to 120 cycles
+    apart (1.34x) and in the fast mode started 300 apart (without bank_freeze from 120); the greedy table until 2026-11-27 (a hold of two cycles, no banks)
     1.37x at any start; without banks a hold of one cycle puts the pair at the fast mode. The runs with 5 and 6
     warps, whose pairs run slow, were known misses until a branch to a line not run lately cost its 11 cycles
     (with the latencies fitted before the chains measured them, 1.28x).
@@ -840,10 +840,10 @@ def test_fp8_ilp1_pairs_run_in_one_of_two_modes():
     for form, (fast, slow) in pair_modes.fp8_modes().items():
         assert len(fast) + len(slow) == 60 and min(len(fast), len(slow)) >= 25
         assert 1.29 < min(fast) and max(fast) < 1.32 and 1.37 < min(slow) and max(slow) < 1.43
-        for stagger in (0, 60):
+        for stagger in (0, 60, 120):
             assert np.median(fast) + 0.03 < pair_modes.modelled(form, 1, stagger=stagger) < np.median(slow) - 0.05
-        for stagger in (120, 300):
-            assert pair_modes.modelled(form, 1, stagger=stagger) < np.median(fast)
+        assert pair_modes.modelled(form, 1, stagger=300) < np.median(fast)
+        assert pair_modes.modelled(form, 1, bank_freeze=False, stagger=120) < np.median(fast)
         for stagger in (0, 120, 300):
             greedy = pair_modes.modelled(form, 1, **dict(sass_sim.GREEDY, stagger=stagger))
             assert np.median(fast) + 0.05 < greedy < np.median(slow) - 0.02
@@ -1117,8 +1117,9 @@ def test_register_banks():
     (register number mod 2) with a register read twice by one instruction read once: three of one bank 1.50x /
     2.25x / 3.0x one warp with 2 / 3 / 4 warps, two of one bank 1.52x / 2.0x with 3 / 4 warps, one 1.01-1.04x.
     Two warps of one chain with two registers of one bank, exactly the banks' rate, run 1.256x. The replay with
-    ``banks`` (the reuse flag keeps an operand for the sub-partition's next two instructions of that warp)
-    follows every run within 3 % but that one (1.02x); without banks two warps run 1.01x whatever the registers."""
+    ``banks`` (the reuse flag keeps an operand for the sub-partition's next two instructions of that warp) and
+    ``bank_freeze`` (the table's) follows every run within 2 %; without bank_freeze every run within 3 % but those
+    (1.02x, 19 % short); without banks two warps run 1.01x whatever the registers."""
     from warpsim.timing import ifetch
     doc = ifetch.load_regbank()
     hw = ifetch.measured_regbank(doc)
@@ -1132,6 +1133,8 @@ def test_register_banks():
         got = [ratio[("bfetch1_264", v, p)] for p in ("sp0x2", "sp0x3", "sp0x4")]
         assert all(abs(g - x) < 0.03 for g, x in zip(got, want)), (v, got)
     model = ifetch.replay_regbank(doc)
+    assert len(model) == 60 and max(abs(model[k] / hw[k] - 1) for k in hw) < 0.02
+    model = ifetch.replay_regbank(doc, bank_freeze=False)
     off = {k: model[k] / hw[k] - 1 for k in hw}
     saturated = {k for k in hw if k[0] == "bfetch1_264" and k[2] == "sp0x2" and ratio[k] < 1.4 and ratio[k] > 1.2}
     assert len(saturated) == 8 and all(-0.2 < off[k] < -0.18 for k in saturated)
@@ -1140,6 +1143,32 @@ def test_register_banks():
     assert plain[("bfetch1_264", "sp0x2")] / plain[("bfetch1_264", "one")] < 1.02
     table = ifetch.regbank_table(doc).splitlines()
     assert len(table) == 16 and table[1].split()[:2] == ["bfetch1_264", "ptxas"]
+
+
+def test_register_bank_freeze():
+    """traces/h100/regbank_slack.json: the one-chain loop of regbank.json (b, c two registers of the chain's bank, or
+    three, or the chain's own) with the chain's stall count raised from 4 to 5, 6, 8. Where the banks' rate leaves
+    room, several warps still lose a cycle a round for each other warp's second read from the bank (two registers
+    of one bank: two warps 1.20x / 1.17x one warp at 5 / 6, three 1.41x at 5 and 1.26x at 8, four 1.38x at 8,
+    where the rate allows 1.0-1.2x); two warps at 8 lose nothing. sass_sim's bank_freeze (an FMA-pipe instruction's
+    second read from a bank stops the other warps' stall counts that cycle) follows 15 of the 18 ratios within 1.5 %,
+    not the three with the most room (two warps at 8, three at 6, three reading three of one bank at 6: the replay
+    10-14 % long); without it 9 of the 18 are 10-26 % short."""
+    from warpsim.timing import ifetch
+    doc = ifetch.load_slack()
+    hw = ifetch.ratios(ifetch.measured_slack(doc))
+    assert abs(hw[("bfetch1_264", "b2c3s4", "sp0x2")] - 1.256) < 0.01 and hw[("bfetch1_264", "b2c3s8", "sp0x2")] < 1.01
+    assert hw[("bfetch1_264", "b2c3s8", "sp0x3")] > 1.24 and hw[("bfetch1_264", "b2c3s5", "sp0x2")] > 1.18
+    multi = [k for k in hw if k[2] != "one"]
+    freeze, plain = (ifetch.ratios(ifetch.replay_slack(doc, bank_freeze=f)) for f in (True, False))
+    off = {k: freeze[k] / hw[k] - 1 for k in multi}
+    loose = {("bfetch1_264", "b2c3s8", "sp0x2"), ("bfetch1_264", "b2c3s6", "sp0x3"), ("bfetch1_264", "b2c6s6", "sp0x3")}
+    assert len(multi) == 18 and max(abs(v) for k, v in off.items() if k not in loose) < 0.015
+    assert all(0.1 < off[k] < 0.15 for k in loose)
+    short = sorted(plain[k] / hw[k] - 1 for k in multi)
+    assert sum(v < -0.08 for v in short) == 9 and short[0] > -0.28
+    table = ifetch.slack_table(doc).splitlines()
+    assert len(table) == 7 and table[1].split()[:2] == ["bfetch1_264", "b2c3s4"]
 
 
 @pytest.mark.parametrize("module, load, name, text, message", [
@@ -1336,8 +1365,8 @@ def test_yield_order_lru_with_three_warps_a_sub_partition():
 def test_miss_spread_draws_each_lines_latency_from_the_h100s():
     """``l1["miss_spread"]`` (a seed; off in the table): each line's misses take the table's miss latency plus
     its own draw from the spread of the H100's lone misses (l1_fill.json's chase: 259-324 cycles, median 300).
-    Which lines are slow moves sparse fp8 ILP 4 with 5 warps by several per cent, as much as or more than the
-    H100's launches spread (TIMING_FINDINGS.md, the latencies of dependent chains); the same seed gives the
+    Which lines are slow moves sparse fp8 ILP 4 with 5 warps by about as much as the H100's launches spread (six
+    seeds 2.1 %, the four launches 2.3 %; TIMING_FINDINGS.md, the latencies of dependent chains); the same seed gives the
     same cycles, and without a seed the loop runs as the table's constant latency."""
     import numpy as np
     from warpsim import tracefile
@@ -1354,7 +1383,7 @@ def test_miss_spread_draws_each_lines_latency_from_the_h100s():
     launches = [float((a["end"][r, :5].astype(np.int64) - a["start"][r, :5].astype(np.int64)).mean())
                 for r in range(len(a["run_ilp"])) if (a["run_ilp"][r], a["run_warps"][r], a["run_reps"][r]) == (4, 5, 32)]
     width = lambda xs: (max(xs) - min(xs)) / np.median(xs)  # noqa: E731
-    assert 0.01 < width(launches) < 0.05 and width(runs) >= width(launches), (width(launches), width(runs))
+    assert 0.01 < width(launches) < 0.05 and width(runs) >= 0.8 * width(launches), (width(launches), width(runs))
 
 
 def test_sass_sim_scoreboard_waits_for_every_result():

@@ -33,6 +33,7 @@ N = 264
 KERNELS = {f"bfetch1_{N}": 1, f"bfetch2_{N}": 2}
 CUBIN = BUILD / "regbank.cubin"
 FFMA = 0x223      # FFMA R, R, R, R (bits 0-11 of the instruction's low word)
+LATENCY = 4       # the stall count ptxas gives a chain's FFMA followed by the next step
 COMPILED = (2, 3)  # ptxas's b and c in both loops; the chains are R12 (one chain), R10, R12, R14 (two)
 #: the copies: name -> (Rb, Rc), or None for the cubin as ptxas made it (its reuse flags kept)
 VARIANTS = {"ptxas": None, "b2c3": (2, 3), "b13c10": (13, 10), "b13c11": (13, 11), "b1c7": (1, 7),
@@ -56,9 +57,10 @@ def runs() -> list:
     return [(k, v) for k, chains in KERNELS.items() for v in VARIANTS if chains == 1 or v in VARIANTS_TWO]
 
 
-def patch(cubin: bytes, kernel: str, b: int, c: int) -> bytes:
+def patch(cubin: bytes, kernel: str, b: int, c: int, stall: int | None = None) -> bytes:
     """The cubin with every ``FFMA Rx, Rx, R2, R3`` (a chain's step) of ``kernel`` reading ``Rb``, ``Rc``
-    instead, operand-reuse flags cleared (bits 32-39: Rb; 64-71: Rc; 122-125: reuse)."""
+    instead, operand-reuse flags cleared (bits 32-39: Rb; 64-71: Rc; 122-125: reuse), and with ``stall`` the
+    stall count (bits 105-108) of those that wait the FMA's latency (ptxas's :data:`LATENCY`) for the next."""
     if b > TOP or c > TOP:
         raise ValueError(f"R{max(b, c)} is past the kernel's registers (R0-R{TOP})")
     out = bytearray(cubin)
@@ -70,6 +72,8 @@ def patch(cubin: bytes, kernel: str, b: int, c: int) -> bytes:
                 and ((lo >> 32) & 0xFF, hi & 0xFF) == COMPILED:
             lo = lo & ~(0xFF << 32) | (b << 32)
             hi = hi & ~0xFF & ~(0xF << 58) | c
+            if stall is not None and (hi >> 41) & 0xF == LATENCY:  # a step that waits for the one before
+                hi = hi & ~(0xF << 41) | (stall << 41)
             struct.pack_into("<QQ", out, a, lo, hi)
             done += 1
     if done < N - 2:

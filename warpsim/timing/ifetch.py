@@ -33,11 +33,14 @@ and loops that branch over up to 1,024 instructions of their own code but run 12
 a sub-partition keeps its last ``near_lines`` lines near and a branch to another costs ``near_miss`` cycles
 (:func:`replay_branch`). ``traces/h100/regbank.json`` (``traces/capture/regbank.py``) ran the one-chain loop of
 that file with its FFMA reading registers of one or both of the register file's two banks (:func:`measured_regbank`;
-``sass_sim``'s ``banks``).
+``sass_sim``'s ``banks``), and ``traces/h100/regbank_slack.json`` (``traces/capture/regbank_slack.py``) the same
+chain with its stall count raised to 5, 6 and 8 (:func:`measured_slack`): two to four warps lose a cycle for each
+other warp's second read from a bank even where the bank's rate leaves room (``sass_sim``'s ``bank_freeze``).
 
     python -m warpsim.timing.ifetch            # the H100's cycles beside the replay's
     python -m warpsim.timing.ifetch --branch   # branch_fetch.json beside the replay
     python -m warpsim.timing.ifetch --regbank  # regbank.json beside the replay with the register banks
+    python -m warpsim.timing.ifetch --slack    # regbank_slack.json beside the replay, with and without bank_freeze
 """
 from __future__ import annotations
 
@@ -55,6 +58,8 @@ DATA = os.path.join(HERE, "..", "..", "traces", "h100", "ifetch.json")
 BRANCH = os.path.join(HERE, "..", "..", "traces", "h100", "branch_fetch.json")
 #: warps of one sub-partition reading registers of the same bank (``traces/capture/regbank.py``)
 REGBANK = os.path.join(HERE, "..", "..", "traces", "h100", "regbank.json")
+#: the same chain with longer stall counts (``traces/capture/regbank_slack.py``)
+SLACK = os.path.join(HERE, "..", "..", "traces", "h100", "regbank_slack.json")
 #: placements of the runs: sub-partition populations
 PLACEMENTS = {"one": (1, 0, 0, 0), "sp0x2": (2, 0, 0, 0), "spread4": (1, 1, 1, 1), "spread8": (2, 2, 2, 2)}
 
@@ -206,6 +211,36 @@ def replay_regbank(doc: dict | None = None, **overrides) -> dict:
     return out
 
 
+def load_slack(path: str = SLACK) -> dict:
+    return measurement.load(path, "regbank_slack", ("rows", "loops"))
+
+
+def measured_slack(doc: dict | None = None) -> dict:
+    """``{(kernel, variant, placement): cycles}`` of ``regbank_slack.json`` (as :func:`measured_regbank`)."""
+    return _later_trips((doc or load_slack())["rows"], ("kernel", "variant"))
+
+
+def replay_slack(doc: dict | None = None, regbank: dict | None = None, **overrides) -> dict:
+    """The keys of :func:`measured_slack` from ``sass_sim`` under the probe table with ``overrides``: each copy is
+    ``regbank.json``'s loop with the registers of the copy there that reads the same b and c, and the chain's
+    steps (ptxas's stall count of 4) waiting the copy's stall count."""
+    from warpsim.timing.params_sm90 import TABLE
+    doc, regbank = doc or load_slack(), regbank or load_regbank()
+    copies = {tuple(v): k for k, v in regbank["loops"]["variants"].items() if v}
+    cfg = sass_sim.probe_cfg(**{"banks": True, **overrides})
+    loops: dict = {}
+    out = {}
+    for kernel, variant, place in measured_slack(doc):
+        if variant not in loops:
+            b, c, stall = doc["loops"]["variants"][variant]
+            lines, code = body(regbank, kernel)
+            lines = [f"FFMA {stall} " + x[len("FFMA 4 "):] if x.startswith("FFMA 4 ") else x for x in lines]
+            operands = _expanded(regbank["loops"]["operands"][kernel][copies[(b, c)]])
+            loops[variant] = sass_sim.Loop(lines, cfg, TABLE["tensor"], code, operands)
+        out[(kernel, variant, place)] = loops[variant].cycles(REGBANK_PLACEMENTS[place])[0][1]
+    return out
+
+
 def _later_trips(rows: list, names) -> dict:
     """``{(row[name] for name in names, placement): the median of the active warps' trips after the first over the
     rows}``."""
@@ -261,20 +296,39 @@ def branch_table(doc: dict | None = None) -> str:
     return "\n".join(rows)
 
 
+def ratios(cycles: dict) -> dict:
+    """``{(kernel, variant, placement): cycles over one warp's}`` of :func:`measured_regbank`-like ``cycles``."""
+    return {(k, v, p): c / cycles[(k, v, "one")] for (k, v, p), c in cycles.items()}
+
+
+def _bank_rows(hw: dict, models: list) -> list:
+    """Per loop and copy: one warp's trip and 2 / 3 / 4 warps' over it, the H100's then each of ``models``'."""
+    rows = []
+    for kernel, variant in dict.fromkeys((k, v) for k, v, _p in hw):
+        one = "/".join(f"{m[(kernel, variant, 'one')]:.0f}" for m in [hw] + models)
+        cells = ["/".join(f"{r[(kernel, variant, p)]:.3f}" for r in map(ratios, [hw] + models))
+                 for p in list(REGBANK_PLACEMENTS)[1:]]
+        rows.append(f"{kernel:12} {variant:8} {one:>16} " + " ".join(f"{c:>19}" for c in cells))
+    return rows
+
+
 def regbank_table(doc: dict | None = None) -> str:
     """``regbank.json`` beside the replay: per loop and register copy the trip of one warp and of 2-4 warps on one
-    sub-partition over one warp's, H100 / sass_sim."""
+    sub-partition over one warp's, H100 / sass_sim as the table has it / without ``bank_freeze``."""
     doc = doc or load_regbank()
-    hw, model = measured_regbank(doc), replay_regbank(doc)
-    places = list(REGBANK_PLACEMENTS)
-    rows = ["a later trip of one warp (cycles), and of 2 / 3 / 4 warps on one sub-partition over it: H100 / sass_sim "
-            "with the register banks; copy: the registers b and c (loops.variants)"]
-    for kernel, variant in dict.fromkeys((k, v) for k, v, _p in hw):
-        one = (hw[(kernel, variant, "one")], model[(kernel, variant, "one")])
-        cells = [f"{hw[(kernel, variant, p)] / one[0]:.3f}/{model[(kernel, variant, p)] / one[1]:.3f}"
-                 for p in places[1:]]
-        rows.append(f"{kernel:12} {variant:7} {one[0]:6.0f}/{one[1]:<6.0f} " + " ".join(f"{c:>12}" for c in cells))
-    return "\n".join(rows)
+    models = [replay_regbank(doc), replay_regbank(doc, bank_freeze=False)]
+    return "\n".join(["a later trip of one warp (cycles), and of 2 / 3 / 4 warps on one sub-partition over it: H100 / "
+                      "sass_sim / sass_sim without bank_freeze; copy: the registers b and c (loops.variants)"]
+                     + _bank_rows(measured_regbank(doc), models))
+
+
+def slack_table(doc: dict | None = None) -> str:
+    """``regbank_slack.json`` beside the replay, as :func:`regbank_table`."""
+    doc = doc or load_slack()
+    models = [replay_slack(doc), replay_slack(doc, bank_freeze=False)]
+    return "\n".join(["a later trip of one warp (cycles), and of 2 / 3 / 4 warps on one sub-partition over it: H100 / "
+                      "sass_sim / sass_sim without bank_freeze; copy: b, c and the chain's stall count "
+                      "(loops.variants)"] + _bank_rows(measured_slack(doc), models))
 
 
 def main(argv=None) -> int:
@@ -286,6 +340,9 @@ def main(argv=None) -> int:
         return 0
     if "--regbank" in argv:
         print(regbank_table())
+        return 0
+    if "--slack" in argv:
+        print(slack_table())
         return 0
     doc = load()
     hw, model, first = measured(doc), replay(doc), cold(doc)

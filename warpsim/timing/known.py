@@ -40,8 +40,7 @@ CAUSES = {
 }
 
 MISSES = (
-    Miss("sp_e4m3_k64_f32", 4, (6, 7), 0.065, "l1shape"),
-    Miss("sp_e5m2_k64_f32", 4, (6, 7), 0.06, "l1shape"),
+    Miss("sp_e4m3_k64_f32", 4, (6, 10), 0.06, "l1shape"),
     Miss("sp_s4_k64", 1, (8,), 0.08, "icache"),
 )
 

@@ -453,6 +453,19 @@ TABLE = {
             # the warps of a sub-partition starting their loops apart ("stagger" below): the emulated table 271 of
             # 276 within 5 % (250 with banks alone; TIMING_FINDINGS.md, the register file's two banks).
             "banks": True,
+            # an FFMA that reads a second register from one bank stops the stall counts of the sub-partition's
+            # other warps for that cycle (sass_sim "bank_freeze"), measured by traces/h100/regbank_slack.json
+            # (warpsim.timing.ifetch --slack: the chain of regbank.json with its stall count raised to 5, 6, 8):
+            # two warps of FFMA reading two registers of one bank take 5 / 6 / 7 cycles a round at a stall count of
+            # 4 / 5 / 6 (the banks' rate: 4 / 5 / 6), three take 7 at 5 and 10 at 8, four 9 at 6 and 11 at 8 (the
+            # rate 6-8): each other warp's second read costs a warp a cycle. With it the replay follows all 60 runs
+            # of regbank.json within 1.7 % (the 8 two-warp runs at the bank's exact rate had been 19 % short) and 15
+            # of the slack probe's 18 within 1 %; not the three with the most slack (two warps at 8 cycles: 1.003x
+            # one warp, the replay 1.13x; three at 6: 1.18x / 1.35x; three reading three of one bank at 6: 1.51x /
+            # 1.68x). Measured on FFMA, applied to the FMA pipes' instructions only: on every instruction it puts
+            # sp_s4_k64 ILP 4 with 11-16 warps (LOP3/SHF reading three registers) 5.6-7.5 % long and the emulated
+            # table 261 of 276 within 5 %; on the FMA pipes 273 (271 without it).
+            "bank_freeze": True,
             # the k-th warp of a sub-partition starts the loop k x 60 cycles after the first: the H100's pairs start
             # their loops 18-63 cycles apart in the order the traces were recorded (traces/h100/loop_start_sass.json,
             # the recorded SASS with the start clock moved after the operand loads: median 18 / 47 / 63 cycles with

@@ -53,7 +53,10 @@ cycle by cycle, with the table's ``emulated["sass"]`` entry:
   operands (``Loop(..., operands)``, ``sass_profile.trip_operands``), an instruction issues only when the banks
   (register number mod 2) of the registers it reads are free, and holds each one cycle a register it reads
   there; an operand flagged ``.reuse`` is served from the sub-partition's reuse cache to the same warp's
-  instructions among the next :data:`REUSE_SPAN` the sub-partition issues, in the same operand slot.
+  instructions among the next :data:`REUSE_SPAN` the sub-partition issues, in the same operand slot. With
+  ``bank_freeze`` an FMA-pipe instruction that reads more than one register from a bank stops the stall counts
+  of the sub-partition's other warps for each cycle past the first it reads there (``_freeze``;
+  ``traces/h100/regbank_slack.json``, ``warpsim.timing.ifetch --slack``).
 * the L1's options, off by default (``traces/h100/l1_probe.json`` measured the L1 itself; none of them fits its runs
   and the timing table together): ``policy`` (``POLICIES``, DIP among them), ``hash``, ``local`` (a usable
   fraction), ``store_miss``, ``last_use`` with ``last_use_share`` (the share of LDL.LU that act on their
@@ -144,7 +147,7 @@ STALLS = ("selected", "not_selected", "wait", "branch_resolving", "long_scoreboa
 #: for the analyses that set the rules side by side (``table_loop(kernel, **GREEDY)``)
 GREEDY = {"yield_switch": False, "gap_turn": False, "hold": 2, "keep_cycles": 0,
           "redirect": {"CALL": 20, "RET": 20, "BRA": 6}, "fetch": {"near_lines": 0}, "banks": False, "mio_hold": 2,
-          "stagger": 0}
+          "stagger": 0, "bank_freeze": False}
 #: the yield rule as ``sched_probe`` measured it, on that table's other options (the analyses before the table
 #: took it: ``pair_modes``, ``trip_phase``)
 YIELD = dict(GREEDY, yield_switch=True, hold=1)
@@ -356,7 +359,8 @@ def _issue(a, c, sp_of, first, stop, start, want, frame_lines, lines, log=None, 
                 np.zeros((2, 4), np.int64) if counts is None else counts, a["redir"], a["mhold"],
                 np.zeros((0, 0, 0), np.int64) if stalls is None else stalls,
                 SETTLED if c.get("settle", True) else 0, int(l1.get("store_read", 2)), _miss_spread(l1),
-                int(l1.get("miss_spread", 0)), int(l1.get("store_sp_ii", 0)), bool(c.get("gap_turn", False)), a["rk"])
+                int(l1.get("miss_spread", 0)), int(l1.get("store_sp_ii", 0)), bool(c.get("gap_turn", False)), a["rk"],
+                bool(c.get("bank_freeze", False)))
 
 
 def _miss_spread(l1: dict) -> np.ndarray:
@@ -406,7 +410,7 @@ def _run(pipe, ii, stall, keep, wb, rb, wait, lat, mem, line, nlines, yld, sp_of
          frame_lines, sets, ways, hit_lat, miss_lat, line_ii, fill_ii, mio_ii, hold, yield_switch, policy, hsh,
          validate, last_use, lu_permille, stale, in_order, mio_warp_ii, mio_sm_ii, store_ii, store_queue,
          fill_port, iline, known, fp, log, counts, redir, mhold, stalls, settled, store_read, spread,
-         seed, store_sp_ii, gap_turn, rk):
+         seed, store_sp_ii, gap_turn, rk, bank_freeze):
     """Cycle of the end of every trip of every warp (``ends[warp, trip]``); the issue cycles of each warp's
     first ``log.shape[1]`` instructions go to ``log``; ``counts[trip > 0]`` gets the local lines loaded, the
     loads that missed, the lines stored and the stores that missed (:data:`COUNTS`); ``stalls[trip > 0, w]``
@@ -521,6 +525,8 @@ def _run(pipe, ii, stall, keep, wb, rb, wait, lat, mem, line, nlines, yld, sp_of
                 free[s, BANK0] = t + k0
             if k1 > 0:
                 free[s, BANK1] = t + k1
+            if bank_freeze and (pipe[i] == FMAL or pipe[i] == FMAH):  # measured on FFMA chains
+                _freeze(w, s, t, (k0 if k0 > k1 else k1) - 1, sp_of, nxt, plain, done, want)
             _reuse(i, w, s, rk, rc)
             ready = t + lat[i]
             start = t
@@ -865,6 +871,19 @@ def _until(w, s, nxt, pos, wait, sb, pipe, rk, rc, free, mem, wmio, port, fready
     if k1 > 0 and free[s, BANK1] > u:
         u = free[s, BANK1]
     return u
+
+
+@njit(cache=True)
+def _freeze(w, s, t, extra, sp_of, nxt, plain, done, want):
+    """``bank_freeze``: the ``extra`` cycles after t in which warp w's instruction, issued at t, reads a second (or
+    third) register from one bank do not count down the stall counts of sub-partition s's other warps
+    (``traces/h100/regbank_slack.json``); a warp whose count has run out by then loses nothing."""
+    for x in range(sp_of.shape[0]):
+        if x != w and sp_of[x] == s and done[x] < want[x]:
+            for j in range(1, extra + 1):
+                if nxt[x] > t + j:
+                    nxt[x] += 1
+                    plain[x] += 1
 
 
 @njit(cache=True)
