@@ -87,22 +87,28 @@ def variant_cubins() -> dict:
     return {(k, v): plain if VARIANTS[v] is None else patch(plain, k, *VARIANTS[v]) for k, v in runs()}
 
 
-def device(out: Path) -> int:
+def run_copies(out: Path, name: str, copies: dict) -> int:
+    """On the GPU: each of ``copies`` (``{(kernel, variant): cubin}``) at every placement, :data:`REPEATS` times,
+    into ``OUT/<name>_raw.json``."""
     import cupy as cp
     out.mkdir(parents=True, exist_ok=True)
     rows = []
-    for (kernel, name), data in variant_cubins().items():
-        path = out / f"regbank_{kernel}_{name}.cubin"
+    for (kernel, variant), data in copies.items():
+        path = out / f"{name}_{kernel}_{variant}.cubin"
         path.write_bytes(data)
         go = Launcher(path, 16)
         for rep in range(REPEATS):
             for place, launched, active in PLACEMENTS:
                 got = go.run(kernel, launched, (cp.int32(TRIPS), cp.int32(-1), cp.float32(1.0), cp.float32(0.0)),
                              {str(w): w for w in active})
-                rows.append({"kernel": kernel, "variant": name, "placement": place, "repeat": rep, **got})
+                rows.append({"kernel": kernel, "variant": variant, "placement": place, "repeat": rep, **got})
         path.unlink()
-        save_raw(out, "regbank", rows)  # after each copy: a copy that faults leaves the ones before
+        save_raw(out, name, rows)  # after each copy: a copy that faults leaves the ones before
     return 0
+
+
+def device(out: Path) -> int:
+    return run_copies(out, "regbank", variant_cubins())
 
 
 def summarise(out: Path) -> int:

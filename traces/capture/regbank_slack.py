@@ -22,9 +22,9 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from ifetch import TRIPS, Launcher, loops_of  # noqa: E402
-from probe import cli, save_raw, summarise_raw  # noqa: E402
-from regbank import CUBIN, N, PLACEMENTS, REPEATS, patch, source  # noqa: E402
+from ifetch import TRIPS, loops_of  # noqa: E402
+from probe import cli, summarise_raw  # noqa: E402
+from regbank import CUBIN, N, REPEATS, patch, run_copies, source  # noqa: E402
 
 KERNEL = f"bfetch1_{N}"
 #: the copies: name -> (Rb, Rc, stall count of the chain's FFMA)
@@ -33,22 +33,9 @@ VARIANTS = {"b2c3s4": (2, 3, 4), "b2c3s5": (2, 3, 5), "b2c3s6": (2, 3, 6), "b2c3
 
 
 def device(out: Path) -> int:
-    import cupy as cp
-    out.mkdir(parents=True, exist_ok=True)
     plain = CUBIN.read_bytes()
-    rows = []
-    for name, (b, c, stall) in VARIANTS.items():
-        path = out / f"regbank_slack_{name}.cubin"
-        path.write_bytes(patch(plain, KERNEL, b, c, stall))
-        go = Launcher(path, 16)
-        for rep in range(REPEATS):
-            for place, launched, active in PLACEMENTS:
-                got = go.run(KERNEL, launched, (cp.int32(TRIPS), cp.int32(-1), cp.float32(1.0), cp.float32(0.0)),
-                             {str(w): w for w in active})
-                rows.append({"kernel": KERNEL, "variant": name, "placement": place, "repeat": rep, **got})
-        path.unlink()
-        save_raw(out, "regbank_slack", rows)
-    return 0
+    return run_copies(out, "regbank_slack", {(KERNEL, name): patch(plain, KERNEL, b, c, stall)
+                                             for name, (b, c, stall) in VARIANTS.items()})
 
 
 def summarise(out: Path) -> int:
