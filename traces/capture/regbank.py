@@ -33,6 +33,7 @@ N = 264
 KERNELS = {f"bfetch1_{N}": 1, f"bfetch2_{N}": 2}
 CUBIN = BUILD / "regbank.cubin"
 FFMA = 0x223      # FFMA R, R, R, R (bits 0-11 of the instruction's low word)
+LOP3 = 0x212      # LOP3.LUT R, R, R, R
 LATENCY = 4       # the stall count ptxas gives a chain's FFMA followed by the next step
 COMPILED = (2, 3)  # ptxas's b and c in both loops; the chains are R12 (one chain), R10, R12, R14 (two)
 #: the copies: name -> (Rb, Rc), or None for the cubin as ptxas made it (its reuse flags kept)
@@ -57,10 +58,11 @@ def runs() -> list:
     return [(k, v) for k, chains in KERNELS.items() for v in VARIANTS if chains == 1 or v in VARIANTS_TWO]
 
 
-def patch(cubin: bytes, kernel: str, b: int, c: int, stall: int | None = None) -> bytes:
-    """The cubin with every ``FFMA Rx, Rx, R2, R3`` (a chain's step) of ``kernel`` reading ``Rb``, ``Rc``
-    instead, operand-reuse flags cleared (bits 32-39: Rb; 64-71: Rc; 122-125: reuse), and with ``stall`` the
-    stall count (bits 105-108) of those that wait the FMA's latency (ptxas's :data:`LATENCY`) for the next."""
+def patch(cubin: bytes, kernel: str, b: int, c: int, stall: int | None = None, opcode: int = FFMA) -> bytes:
+    """The cubin with every ``FFMA Rx, Rx, R2, R3`` (a chain's step; ``opcode`` :data:`LOP3`: ``LOP3.LUT Rx, Rx,
+    R2, R3``) of ``kernel`` reading ``Rb``, ``Rc`` instead, operand-reuse flags cleared (bits 32-39: Rb; 64-71: Rc;
+    122-125: reuse), and with ``stall`` the stall count (bits 105-108) of those that wait the latency (ptxas's
+    :data:`LATENCY`) for the next."""
     if b > TOP or c > TOP:
         raise ValueError(f"R{max(b, c)} is past the kernel's registers (R0-R{TOP})")
     out = bytearray(cubin)
@@ -68,7 +70,7 @@ def patch(cubin: bytes, kernel: str, b: int, c: int, stall: int | None = None) -
     done = 0
     for a in range(base, base + size, 16):
         lo, hi = struct.unpack_from("<QQ", out, a)
-        if lo & 0xFFF == FFMA and (lo >> 16) & 0xFF == (lo >> 24) & 0xFF \
+        if lo & 0xFFF == opcode and (lo >> 16) & 0xFF == (lo >> 24) & 0xFF \
                 and ((lo >> 32) & 0xFF, hi & 0xFF) == COMPILED:
             lo = lo & ~(0xFF << 32) | (b << 32)
             hi = hi & ~0xFF & ~(0xF << 58) | c
@@ -77,7 +79,7 @@ def patch(cubin: bytes, kernel: str, b: int, c: int, stall: int | None = None) -
             struct.pack_into("<QQ", out, a, lo, hi)
             done += 1
     if done < N - 2:
-        raise ValueError(f"{done} FFMA Rx, Rx, R{COMPILED[0]}, R{COMPILED[1]} in {kernel}, expected {N}")
+        raise ValueError(f"{done} steps Rx, Rx, R{COMPILED[0]}, R{COMPILED[1]} in {kernel}, expected {N}")
     return bytes(out)
 
 
@@ -124,16 +126,17 @@ def summarise(out: Path) -> int:
     return summarise_raw(out, "regbank", how, source(), loops)
 
 
-def operands() -> dict:
-    """``{kernel: {variant: [[operands, count], ...]}}``: per instruction of the loop of each copy, its register
-    operands (``sass_profile.encode_operands`` of the copy's SASS, cuobjdump), run-length coded as ``loops_of``
-    codes the loop."""
+def operands(copies: dict | None = None) -> dict:
+    """``{kernel: {variant: [[operands, count], ...]}}``: per instruction of the loop of each copy
+    (``{(kernel, variant): cubin}``, :func:`variant_cubins` by default), its register operands
+    (``sass_profile.encode_operands`` of the copy's SASS, cuobjdump), run-length coded as ``loops_of`` codes the
+    loop."""
     import tempfile
     from ifetch import runs_of
     from warpsim.timing import sass_profile
     out: dict = {}
     with tempfile.TemporaryDirectory() as d:
-        for (kernel, name), data in variant_cubins().items():
+        for (kernel, name), data in (copies or variant_cubins()).items():
             path = Path(d) / "copy.cubin"
             path.write_bytes(data)
             body = sass_profile.loop_body(kernels_sass(path)[kernel])

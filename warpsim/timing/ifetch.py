@@ -35,12 +35,15 @@ a sub-partition keeps its last ``near_lines`` lines near and a branch to another
 that file with its FFMA reading registers of one or both of the register file's two banks (:func:`measured_regbank`;
 ``sass_sim``'s ``banks``), and ``traces/h100/regbank_slack.json`` (``traces/capture/regbank_slack.py``) the same
 chain with its stall count raised to 5, 6 and 8 (:func:`measured_slack`): two to four warps lose a cycle for each
-other warp's second read from a bank even where the bank's rate leaves room (``sass_sim``'s ``bank_freeze``).
+other warp's second read from a bank even where the bank's rate leaves room (``sass_sim``'s ``bank_freeze``);
+``traces/h100/regbank_alu.json`` (``traces/capture/regbank_alu.py``) a chain of LOP3 the same way (:func:`measured_alu`):
+the ALU's instructions lose no such cycle.
 
     python -m warpsim.timing.ifetch            # the H100's cycles beside the replay's
     python -m warpsim.timing.ifetch --branch   # branch_fetch.json beside the replay
     python -m warpsim.timing.ifetch --regbank  # regbank.json beside the replay with the register banks
     python -m warpsim.timing.ifetch --slack    # regbank_slack.json beside the replay, with and without bank_freeze
+    python -m warpsim.timing.ifetch --alu      # regbank_alu.json (LOP3 chains) beside the replay, the same way
 """
 from __future__ import annotations
 
@@ -60,6 +63,8 @@ BRANCH = os.path.join(HERE, "..", "..", "traces", "h100", "branch_fetch.json")
 REGBANK = os.path.join(HERE, "..", "..", "traces", "h100", "regbank.json")
 #: the same chain with longer stall counts (``traces/capture/regbank_slack.py``)
 SLACK = os.path.join(HERE, "..", "..", "traces", "h100", "regbank_slack.json")
+#: a chain of LOP3 (the ALU) with longer stall counts (``traces/capture/regbank_alu.py``)
+ALU = os.path.join(HERE, "..", "..", "traces", "h100", "regbank_alu.json")
 #: placements of the runs: sub-partition populations
 PLACEMENTS = {"one": (1, 0, 0, 0), "sp0x2": (2, 0, 0, 0), "spread4": (1, 1, 1, 1), "spread8": (2, 2, 2, 2)}
 
@@ -224,19 +229,47 @@ def replay_slack(doc: dict | None = None, regbank: dict | None = None, **overrid
     """The keys of :func:`measured_slack` from ``sass_sim`` under the probe table with ``overrides``: each copy is
     ``regbank.json``'s loop with the registers of the copy there that reads the same b and c, and the chain's
     steps (ptxas's stall count of 4) waiting the copy's stall count."""
-    from warpsim.timing.params_sm90 import TABLE
     doc, regbank = doc or load_slack(), regbank or load_regbank()
     copies = {tuple(v): k for k, v in regbank["loops"]["variants"].items() if v}
+
+    def loop_of(kernel, variant):
+        b, c, stall = doc["loops"]["variants"][variant]
+        return body(regbank, kernel), "FFMA", stall, regbank["loops"]["operands"][kernel][copies[(b, c)]]
+    return _replay_copies(measured_slack(doc), loop_of, overrides)
+
+
+def load_alu(path: str = ALU) -> dict:
+    return measurement.load(path, "regbank_alu", ("rows", "loops"))
+
+
+def measured_alu(doc: dict | None = None) -> dict:
+    """``{(kernel, variant, placement): cycles}`` of ``regbank_alu.json`` (as :func:`measured_regbank`)."""
+    return _later_trips((doc or load_alu())["rows"], ("kernel", "variant"))
+
+
+def replay_alu(doc: dict | None = None, **overrides) -> dict:
+    """The keys of :func:`measured_alu` from ``sass_sim`` under the probe table with ``overrides``: the file's LOP3
+    loop with each copy's registers and the chain's steps waiting the copy's stall count."""
+    doc = doc or load_alu()
+
+    def loop_of(kernel, variant):
+        return body(doc, kernel), "LOP3", doc["loops"]["variants"][variant][2], doc["loops"]["operands"][variant]
+    return _replay_copies(measured_alu(doc), loop_of, overrides)
+
+
+def _replay_copies(measured: dict, loop_of, overrides: dict) -> dict:
+    """``measured``'s keys replayed: ``loop_of(kernel, variant)`` gives the loop's ``(lines, code)``, the chain's
+    opcode, the copy's stall count for its steps (those at ptxas's 4) and the copy's run-length coded operands."""
+    from warpsim.timing.params_sm90 import TABLE
     cfg = sass_sim.probe_cfg(**{"banks": True, **overrides})
     loops: dict = {}
     out = {}
-    for kernel, variant, place in measured_slack(doc):
+    for kernel, variant, place in measured:
         if variant not in loops:
-            b, c, stall = doc["loops"]["variants"][variant]
-            lines, code = body(regbank, kernel)
-            lines = [f"FFMA {stall} " + x[len("FFMA 4 "):] if x.startswith("FFMA 4 ") else x for x in lines]
-            operands = _expanded(regbank["loops"]["operands"][kernel][copies[(b, c)]])
-            loops[variant] = sass_sim.Loop(lines, cfg, TABLE["tensor"], code, operands)
+            (lines, code), op, stall, operands = loop_of(kernel, variant)
+            step = f"{op} 4 "
+            lines = [f"{op} {stall} " + x[len(step):] if x.startswith(step) else x for x in lines]
+            loops[variant] = sass_sim.Loop(lines, cfg, TABLE["tensor"], code, _expanded(operands))
         out[(kernel, variant, place)] = loops[variant].cycles(REGBANK_PLACEMENTS[place])[0][1]
     return out
 
@@ -325,10 +358,19 @@ def regbank_table(doc: dict | None = None) -> str:
 def slack_table(doc: dict | None = None) -> str:
     """``regbank_slack.json`` beside the replay, as :func:`regbank_table`."""
     doc = doc or load_slack()
-    models = [replay_slack(doc), replay_slack(doc, bank_freeze=False)]
+    return _copies_table(measured_slack(doc), [replay_slack(doc), replay_slack(doc, bank_freeze=False)])
+
+
+def alu_table(doc: dict | None = None) -> str:
+    """``regbank_alu.json`` beside the replay, as :func:`regbank_table`."""
+    doc = doc or load_alu()
+    return _copies_table(measured_alu(doc), [replay_alu(doc), replay_alu(doc, bank_freeze=False)])
+
+
+def _copies_table(hw: dict, models: list) -> str:
     return "\n".join(["a later trip of one warp (cycles), and of 2 / 3 / 4 warps on one sub-partition over it: H100 / "
                       "sass_sim / sass_sim without bank_freeze; copy: b, c and the chain's stall count "
-                      "(loops.variants)"] + _bank_rows(measured_slack(doc), models))
+                      "(loops.variants)"] + _bank_rows(hw, models))
 
 
 def main(argv=None) -> int:
@@ -343,6 +385,9 @@ def main(argv=None) -> int:
         return 0
     if "--slack" in argv:
         print(slack_table())
+        return 0
+    if "--alu" in argv:
+        print(alu_table())
         return 0
     doc = load()
     hw, model, first = measured(doc), replay(doc), cold(doc)

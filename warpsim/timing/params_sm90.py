@@ -462,9 +462,10 @@ TABLE = {
             # of regbank.json within 1.7 % (the 8 two-warp runs at the bank's exact rate had been 19 % short) and 15
             # of the slack probe's 18 within 1 %; not the three with the most slack (two warps at 8 cycles: 1.003x
             # one warp, the replay 1.13x; three at 6: 1.18x / 1.35x; three reading three of one bank at 6: 1.51x /
-            # 1.68x). Measured on FFMA, applied to the FMA pipes' instructions only: on every instruction it puts
-            # sp_s4_k64 ILP 4 with 11-16 warps (LOP3/SHF reading three registers) 5.6-7.5 % long and the emulated
-            # table 261 of 276 within 5 %; on the FMA pipes 273 (271 without it).
+            # 1.68x). The FMA pipes' instructions only: a chain of LOP3 (the ALU) loses no such cycle
+            # (traces/h100/regbank_alu.json, ifetch --alu: three warps at a stall count of 8 1.01x one warp, FFMA
+            # 1.26x; two at 4 1.02x, FFMA 1.256x). On every instruction it would put sp_s4_k64 ILP 4 with 11-16
+            # warps 5.6-7.5 % long and the emulated table 261 of 276 within 5 %; on the FMA pipes 273 (271 without).
             "bank_freeze": True,
             # the k-th warp of a sub-partition starts the loop k x 60 cycles after the first: the H100's pairs start
             # their loops 18-63 cycles apart in the order the traces were recorded (traces/h100/loop_start_sass.json,

@@ -56,7 +56,8 @@ cycle by cycle, with the table's ``emulated["sass"]`` entry:
   instructions among the next :data:`REUSE_SPAN` the sub-partition issues, in the same operand slot. With
   ``bank_freeze`` an FMA-pipe instruction that reads more than one register from a bank stops the stall counts
   of the sub-partition's other warps for each cycle past the first it reads there (``_freeze``;
-  ``traces/h100/regbank_slack.json``, ``warpsim.timing.ifetch --slack``).
+  ``traces/h100/regbank_slack.json``, ``warpsim.timing.ifetch --slack``; the ALU's do not,
+  ``traces/h100/regbank_alu.json``).
 * the L1's options, off by default (``traces/h100/l1_probe.json`` measured the L1 itself; none of them fits its runs
   and the timing table together): ``policy`` (``POLICIES``, DIP among them), ``hash``, ``local`` (a usable
   fraction), ``store_miss``, ``last_use`` with ``last_use_share`` (the share of LDL.LU that act on their
