@@ -35,7 +35,8 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from probe import BUILD, builder, cli, kernel_loops, open_module, save_raw, summarise_raw, timed_launch  # noqa: E402
+from probe import (BUILD, builder, cli, code_offset, kernel_loops, open_module, save_raw, summarise_raw,  # noqa: E402
+                   timed_launch)
 
 STEPS = 16      # dependent steps a loop trip (unrolled)
 ITERS = 128     # loop trips
@@ -207,7 +208,7 @@ def patch(cubin: Path = CUBIN, dest: Path = PATCHED) -> dict:
     """``dest``: ``cubin`` with the loads of the loops of :data:`LU_KERNELS` made LDL.LU and the chase of
     :data:`WAR_KERNELS` made to fill its store's register (:func:`_patch_war`); per kernel the addresses
     patched, checked by disassembling ``dest``."""
-    from loop_start_sass import _text_section, disassemble
+    from loop_start_sass import disassemble
     from warpsim.timing import sass_profile
     elf = bytearray(cubin.read_bytes())
     code = disassemble(cubin)
@@ -215,7 +216,7 @@ def patch(cubin: Path = CUBIN, dest: Path = PATCHED) -> dict:
     for k in LU_KERNELS:
         fn = f"chain_{k}"
         body = sass_profile.loop_body(code[fn])
-        off, _ = _text_section(bytes(elf), fn)
+        off = code_offset(bytes(elf), fn)
         done[fn] = []
         for addr, text, _c in code[fn]:
             if body[0][0] <= addr <= body[-1][0] and text.split()[0] == "LDL":
@@ -224,7 +225,7 @@ def patch(cubin: Path = CUBIN, dest: Path = PATCHED) -> dict:
                 done[fn].append(addr)
     for k in WAR_KERNELS:
         fn = f"chain_{k}"
-        done[fn] = _patch_war(elf, _text_section(bytes(elf), fn)[0], code[fn])
+        done[fn] = _patch_war(elf, code_offset(bytes(elf), fn), code[fn])
     dest.write_bytes(bytes(elf))
     after = disassemble(dest)
     for k in LU_KERNELS:

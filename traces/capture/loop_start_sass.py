@@ -40,6 +40,7 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(REPO))
+from probe import code_offset  # noqa: E402
 from trips import write_atomic  # noqa: E402
 
 FORMS = ("sp_s4_k64", "sp_s4_k128", "dense_s4_k64")
@@ -48,18 +49,6 @@ WARPS = tuple(range(1, 17))
 REPS = 32
 #: the high word's control bits (bit 41 on): stall 4, yield 1, write scoreboard 3, read scoreboard 3, wait mask 6
 WAIT_SHIFT = 41 + 11
-
-
-def _text_section(elf: bytes, fn: str) -> tuple[int, int]:
-    """File offset and size of the ELF section ``.text.<fn>``."""
-    shoff = struct.unpack_from("<Q", elf, 0x28)[0]
-    size, count, names = struct.unpack_from("<HHH", elf, 0x3A)
-    secs = [struct.unpack_from("<IIQQQQ", elf, shoff + i * size) for i in range(count)]
-    base = secs[names][4]
-    for name, _typ, _flags, _addr, off, sz in secs:
-        if elf[base + name:elf.index(b"\0", base + name)].decode() == f".text.{fn}":
-            return off, sz
-    raise ValueError(f"no section .text.{fn}")
 
 
 def disassemble(cubin: Path) -> dict:
@@ -87,7 +76,7 @@ def plan(code: list) -> tuple[int, int, int]:
 def patch_kernel(elf: bytearray, fn: str, code: list) -> dict:
     """Move ``fn``'s start clock after its operand loads in ``elf`` (in place); what moved."""
     clock, last, board = plan(code)
-    off, _ = _text_section(bytes(elf), fn)
+    off = code_offset(bytes(elf), fn)
     text = {a: t for a, t, _ in code}
     dest = int(re.match(r"CS2R R(\d+)", text[clock]).group(1))
     for a in range(clock + 16, last + 16, 16):

@@ -202,18 +202,11 @@ def measured_regbank(doc: dict | None = None) -> dict:
 def replay_regbank(doc: dict | None = None, **overrides) -> dict:
     """The keys of :func:`measured_regbank` from ``sass_sim`` with the register file's banks (``banks``; the
     register operands of each copy's instructions from the file) under the probe table with ``overrides``."""
-    from warpsim.timing.params_sm90 import TABLE
     doc = doc or load_regbank()
-    cfg = sass_sim.probe_cfg(**{"banks": True, **overrides})
-    loops: dict = {}
-    out = {}
-    for kernel, variant, place in measured_regbank(doc):
-        if (kernel, variant) not in loops:
-            lines, code = body(doc, kernel)
-            operands = _expanded(doc["loops"]["operands"][kernel][variant])
-            loops[(kernel, variant)] = sass_sim.Loop(lines, cfg, TABLE["tensor"], code, operands)
-        out[(kernel, variant, place)] = loops[(kernel, variant)].cycles(REGBANK_PLACEMENTS[place])[0][1]
-    return out
+
+    def loop_of(kernel, variant):
+        return body(doc, kernel), "FFMA", None, doc["loops"]["operands"][kernel][variant]
+    return _replay_copies(measured_regbank(doc), loop_of, overrides)
 
 
 def load_slack(path: str = SLACK) -> dict:
@@ -259,18 +252,20 @@ def replay_alu(doc: dict | None = None, **overrides) -> dict:
 
 def _replay_copies(measured: dict, loop_of, overrides: dict) -> dict:
     """``measured``'s keys replayed: ``loop_of(kernel, variant)`` gives the loop's ``(lines, code)``, the chain's
-    opcode, the copy's stall count for its steps (those at ptxas's 4) and the copy's run-length coded operands."""
+    opcode, the copy's stall count for its steps (those at ptxas's 4; None: as compiled) and the copy's run-length
+    coded operands."""
     from warpsim.timing.params_sm90 import TABLE
     cfg = sass_sim.probe_cfg(**{"banks": True, **overrides})
     loops: dict = {}
     out = {}
     for kernel, variant, place in measured:
-        if variant not in loops:
+        if (kernel, variant) not in loops:
             (lines, code), op, stall, operands = loop_of(kernel, variant)
-            step = f"{op} 4 "
-            lines = [f"{op} {stall} " + x[len(step):] if x.startswith(step) else x for x in lines]
-            loops[variant] = sass_sim.Loop(lines, cfg, TABLE["tensor"], code, _expanded(operands))
-        out[(kernel, variant, place)] = loops[variant].cycles(REGBANK_PLACEMENTS[place])[0][1]
+            if stall is not None:
+                step = f"{op} 4 "
+                lines = [f"{op} {stall} " + x[len(step):] if x.startswith(step) else x for x in lines]
+            loops[(kernel, variant)] = sass_sim.Loop(lines, cfg, TABLE["tensor"], code, _expanded(operands))
+        out[(kernel, variant, place)] = loops[(kernel, variant)].cycles(REGBANK_PLACEMENTS[place])[0][1]
     return out
 
 
@@ -349,10 +344,8 @@ def regbank_table(doc: dict | None = None) -> str:
     """``regbank.json`` beside the replay: per loop and register copy the trip of one warp and of 2-4 warps on one
     sub-partition over one warp's, H100 / sass_sim as the table has it / without ``bank_freeze``."""
     doc = doc or load_regbank()
-    models = [replay_regbank(doc), replay_regbank(doc, bank_freeze=False)]
-    return "\n".join(["a later trip of one warp (cycles), and of 2 / 3 / 4 warps on one sub-partition over it: H100 / "
-                      "sass_sim / sass_sim without bank_freeze; copy: the registers b and c (loops.variants)"]
-                     + _bank_rows(measured_regbank(doc), models))
+    return _copies_table(measured_regbank(doc), [replay_regbank(doc), replay_regbank(doc, bank_freeze=False)],
+                         "the registers b and c")
 
 
 def slack_table(doc: dict | None = None) -> str:
@@ -367,28 +360,22 @@ def alu_table(doc: dict | None = None) -> str:
     return _copies_table(measured_alu(doc), [replay_alu(doc), replay_alu(doc, bank_freeze=False)])
 
 
-def _copies_table(hw: dict, models: list) -> str:
+def _copies_table(hw: dict, models: list, copy: str = "b, c and the chain's stall count") -> str:
+    """The H100's runs ``hw`` beside the replays ``models`` (the table's, then without ``bank_freeze``), a copy
+    being ``copy``: per loop and copy (:func:`_bank_rows`) under a header."""
     return "\n".join(["a later trip of one warp (cycles), and of 2 / 3 / 4 warps on one sub-partition over it: H100 / "
-                      "sass_sim / sass_sim without bank_freeze; copy: b, c and the chain's stall count "
-                      "(loops.variants)"] + _bank_rows(hw, models))
+                      f"sass_sim / sass_sim without bank_freeze; copy: {copy} (loops.variants)"] + _bank_rows(hw, models))
 
 
 def main(argv=None) -> int:
     argv = measurement.arguments(argv, __doc__)
     if argv is None:
         return 0
-    if "--branch" in argv:
-        print(branch_table())
-        return 0
-    if "--regbank" in argv:
-        print(regbank_table())
-        return 0
-    if "--slack" in argv:
-        print(slack_table())
-        return 0
-    if "--alu" in argv:
-        print(alu_table())
-        return 0
+    for flag, table in (("--branch", branch_table), ("--regbank", regbank_table), ("--slack", slack_table),
+                        ("--alu", alu_table)):
+        if flag in argv:
+            print(table())
+            return 0
     doc = load()
     hw, model, first = measured(doc), replay(doc), cold(doc)
     print("cycles a later trip (an instruction), H100 / sass_sim; cold: the first launch's extra first-trip cycles")
