@@ -682,6 +682,35 @@ def test_sched_gap_imad_hog_does_not_tell_the_rules_apart():
         assert 0.8 < r["table"] / r["h100_step"] < 0.9 and r["greedy"] > r["table"] + 2, r
 
 
+def test_gap_stall_a_yield_costs_a_cycle_and_the_branch_window():
+    """traces/h100/gap_stall.json: an FFMA hog (64 at stall count 1 and a branch a trip) beside a LOP3 chain on one
+    sub-partition. Alone the hog takes 76.0 cycles a trip and one more a yield flag (80.1 / 84.2 / 92.3 with 4 / 8 /
+    16): the table's yield_bubble follows within 2.5 %, without it the trip does not move. A hog that never yields
+    lets the chain in after its branch only, 3-4 / 2 / 2 / 1 steps a trip at stall 4 / 6 / 8 / 10: the branch as
+    this probe shows it (keeps the sub-partition a cycle, the next instruction 10 after it) gives all but the
+    non-yielding stall-4 chain within 2 %; the table's (kept 5 cycles, fitted to dense e4m3) lets one step in at
+    stall 8 where the H100 lets two (2x). At stall 6-10 the chain runs about one step a hog yield whether it
+    yields or not (the hog's FFMA in its stall count takes the turn to the hog's next yield: gap_turn)."""
+    from warpsim.timing import gap_stall
+    doc = gap_stall.load()
+    steps, hog = gap_stall.measured(doc)
+    assert len(doc["loops"]["variants"]) == 32 and len(steps) == 40
+    for v, n in (("s4y_h4", 16), ("s4y_h8", 8), ("s4y_h16", 4)):
+        assert abs(hog[v] - hog["s4y_h0"] - n) < 0.1 * n
+        assert abs(gap_stall.replay_hog(v) / hog[v] - 1) < 0.025
+        assert gap_stall.replay_hog(v, yield_bubble=False) == gap_stall.replay_hog("s4y_h0")
+    assert abs(hog["s4y_h0"] - 76) < 0.5
+    for s in (4, 6, 8, 10):
+        assert abs(steps[(f"s{s}y_h0", False)] - s - 0.08) < 0.05  # alone: the stall count
+    measured_branch = gap_stall.RULES["branch as measured here"]
+    for v in ("s4y_h0", "s6y_h0", "s6n_h0", "s8y_h0", "s8n_h0", "s10y_h0", "s10n_h0"):
+        assert abs(gap_stall.replay(v, **measured_branch) / steps[(v, True)] - 1) < 0.02, v
+    assert gap_stall.replay("s8y_h0") / steps[("s8y_h0", True)] > 1.9
+    for s in (6, 8, 10):
+        assert all(16.4 < steps[(f"s{s}{y}_h16", True)] < 16.7 for y in "yn")
+    assert steps[("s4n_h16", True)] < steps[("s4y_h16", True)] - 2
+
+
 def test_s4_pairs_take_one_of_the_yield_policys_two_phase_modes():
     """Two warps of an s4 loop on one sub-partition (warpsim.timing.pair_modes): the H100's pair times are
     bimodal (T/sp_s4_k64 ILP 1: ~1.53 x one warp at 5-6 warps, ~1.39 x at 8-9), and every one of the 150

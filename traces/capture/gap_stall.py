@@ -163,7 +163,8 @@ def summarise(out: Path) -> int:
            "the probe's and the hog's loop) with the probe's chain steps at stall count 4 / 6 / 8 / 10, yielding "
            "(y, as ptxas) or not (n), and the hog's FFMA yielding every 4th / 8th / 16th (h4, h8, h16) or never "
            f"(h0, as ptxas); {REPEATS} repeats of each copy, the probe alone once a repeat in the h0 copies")
-    return summarise_raw(out, "gap_stall", how, source(), {"variants": {k: list(v) for k, v in variants().items()},
+    return summarise_raw(out, "gap_stall", how, source(), {"steps": N, "probe_trips": TRIPS, "hog_trips": HOG_TRIPS,
+                                                          "variants": {k: list(v) for k, v in variants().items()},
                                                           "loops": loops()})
 
 

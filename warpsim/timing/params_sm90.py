@@ -276,6 +276,13 @@ TABLE = {
             # "gap_turn" 268, with "hold" 2 270, with the next warp in turn 262, with the fitted CALL/RET
             # redirects of the greedy table 263).
             "yield_switch": True,
+            # an instruction with the yield flag costs its warp a cycle even alone: its next instruction issues no
+            # sooner than 2 cycles after it (traces/h100/gap_stall.json, warpsim.timing.gap_stall: a loop of 64
+            # FFMA at stall count 1 and a branch, 76.0 cycles a trip, 80.1 / 84.2 / 92.3 with the yield flag on 4 /
+            # 8 / 16 of its FFMA; the replay 78.0 without this). ptxas puts the flag on instructions of stall count
+            # 1 in none of the recorded loops but sp_s4_k64 ILP 1 (8 of 1,059): the emulated table 273 of 276
+            # within 5 % with it or without (median 0.76 / 0.79 %)
+            "yield_bubble": True,
             "yield_order": "lru",
             "gap_turn": True,
             "hold": 1,

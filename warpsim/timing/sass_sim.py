@@ -78,7 +78,9 @@ cycle by cycle, with the table's ``emulated["sass"]`` entry:
   (``sched_probe``, ``traces/h100/sched_probe.json``: two warps on one sub-partition, yield flags as ptxas set
   them or patched); ``gap_turn`` leaves those runs as they are and makes two warps of the same s4 loop part
   where the H100's part (``params_sm90``), though beside a hog on the FMA pipes it has the hog take the turn
-  more often than the H100's does (``traces/h100/sched_gap.json``). Without ``yield_switch`` the issue is greedy
+  more often than the H100's does (``traces/h100/sched_gap.json``; by the stall count it fills,
+  ``traces/h100/gap_stall.json``, ``warpsim.timing.gap_stall``). ``yield_bubble``: an instruction with the yield
+  flag costs its warp a cycle even alone (``gap_stall.json``). Without ``yield_switch`` the issue is greedy
   (the table before 2026-11-27). ``stagger`` (cycles, 0): the k-th warp of a sub-partition starts the loop
   k x ``stagger`` cycles after the first (``warpsim.timing.pair_modes``).
 
@@ -148,7 +150,7 @@ STALLS = ("selected", "not_selected", "wait", "branch_resolving", "long_scoreboa
 #: for the analyses that set the rules side by side (``table_loop(kernel, **GREEDY)``)
 GREEDY = {"yield_switch": False, "gap_turn": False, "hold": 2, "keep_cycles": 0,
           "redirect": {"CALL": 20, "RET": 20, "BRA": 6}, "fetch": {"near_lines": 0}, "banks": False, "mio_hold": 2,
-          "stagger": 0, "bank_freeze": False}
+          "stagger": 0, "bank_freeze": False, "yield_bubble": False}
 #: the yield rule as ``sched_probe`` measured it, on that table's other options (the analyses before the table
 #: took it: ``pair_modes``, ``trip_phase``)
 YIELD = dict(GREEDY, yield_switch=True, hold=1)
@@ -361,7 +363,7 @@ def _issue(a, c, sp_of, first, stop, start, want, frame_lines, lines, log=None, 
                 np.zeros((0, 0, 0), np.int64) if stalls is None else stalls,
                 SETTLED if c.get("settle", True) else 0, int(l1.get("store_read", 2)), _miss_spread(l1),
                 int(l1.get("miss_spread", 0)), int(l1.get("store_sp_ii", 0)), bool(c.get("gap_turn", False)), a["rk"],
-                bool(c.get("bank_freeze", False)))
+                bool(c.get("bank_freeze", False)), bool(c.get("yield_bubble", False)))
 
 
 def _miss_spread(l1: dict) -> np.ndarray:
@@ -411,7 +413,7 @@ def _run(pipe, ii, stall, keep, wb, rb, wait, lat, mem, line, nlines, yld, sp_of
          frame_lines, sets, ways, hit_lat, miss_lat, line_ii, fill_ii, mio_ii, hold, yield_switch, policy, hsh,
          validate, last_use, lu_permille, stale, in_order, mio_warp_ii, mio_sm_ii, store_ii, store_queue,
          fill_port, iline, known, fp, log, counts, redir, mhold, stalls, settled, store_read, spread,
-         seed, store_sp_ii, gap_turn, rk, bank_freeze):
+         seed, store_sp_ii, gap_turn, rk, bank_freeze, yield_bubble):
     """Cycle of the end of every trip of every warp (``ends[warp, trip]``); the issue cycles of each warp's
     first ``log.shape[1]`` instructions go to ``log``; ``counts[trip > 0]`` gets the local lines loaded, the
     loads that missed, the lines stored and the stores that missed (:data:`COUNTS`); ``stalls[trip > 0, w]``
@@ -572,6 +574,8 @@ def _run(pipe, ii, stall, keep, wb, rb, wait, lat, mem, line, nlines, yld, sp_of
                 sb[w, rb[i]] = read
                 sbk[w, rb[i]] = 1 if mem[i] != 0 else 0
             nxt[w] = t + (stall[i] if stall[i] > 0 else 1)
+            if yield_bubble and yld[i] == 1 and nxt[w] < t + 2:  # a yield costs its warp a cycle, even alone
+                nxt[w] = t + 2
             plain[w] = nxt[w] - redir[i]
             h = last[s]  # the greedy warp keeps its turn through waits no longer than ``hold``
             if h < 0 or h == w or done[h] >= want[h] or nxt[h] - t > hold or _waits(h, t, pos, wait, sb) or \
