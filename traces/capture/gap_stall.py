@@ -12,7 +12,7 @@ stall count, takes the turn: by how much, against the stall count, tells the rul
     python traces/capture/gap_stall.py --device OUT   # on the GPU: OUT/gap_stall_raw.json
     python traces/capture/gap_stall.py --json OUT     # here: traces/h100/gap_stall.json from OUT
 
-Read by ``python -m warpsim.timing.sched_probe --stall``.
+Read by ``python -m warpsim.timing.gap_stall``.
 """
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ CUBIN = BUILD / "gap_stall.cubin"
 N = 264          # the probe's chain steps a trip
 HOG_TRIPS = 6000  # the hog's trips of 64 FFMA: longer than the slowest probe
 LOP3, FFMA = 0x212, 0x223
-STALLS = (4, 6, 8, 10)
+STALLS = (4, 6, 8, 10)  # (12 without the yield flag is an encoding nvdisasm rejects: not tried on the GPU)
 HOG_YIELDS = (0, 4, 8, 16)  # the hog's FFMA yielding every n-th (0: never, as ptxas made it)
 REPEATS = 3
 

@@ -10,7 +10,7 @@ probe step, the probe alone 4.08 / 6.08 / 8.08 / 10.08):
   of 76 cycles at stall 4 / 6 / 8 / 10, so the probe issues from the cycle after the branch to 8-9 cycles after
   it, and the hog's next instruction 10 cycles after its branch. The table's non-yielding BRA that keeps the
   sub-partition 5 cycles (``keep_cycles``, fitted to dense e4m3 with several warps) and its redirect of 6 leave
-  the probe 1 / 2 / 1 / 1 steps there;
+  the probe 2 / 2 / 1 / 1 steps there;
 * with yields the probe runs about one step a hog yield at stall 6-10 whether it yields or not (16.5 cycles a
   step with the hog yielding every 16th FFMA): the hog's FFMA issued in the probe's stall count takes the turn and
   keeps it to its next yield, as the table's rule has it; at stall 4 a probe that does not yield is slowed less
@@ -57,9 +57,9 @@ def _expand(runs: list) -> list:
     return [line for line, n in runs for _ in range(n)]
 
 
-def measured(doc: dict | None = None) -> dict:
-    """``{(variant, hog beside): cycles a probe step}`` (the median over repeats of the median of trips 2-8) and
-    ``{variant: the hog's cycles a trip}`` (its 6,000 trips, the probe beside it for the first few hundred)."""
+def measured(doc: dict | None = None) -> tuple[dict, dict]:
+    """``({(variant, hog beside): cycles a probe step}`` (the median over repeats of the median of trips 2-8) and
+    ``{variant: the hog's cycles a trip})`` (its 6,000 trips, the probe beside it for the first few hundred)."""
     doc = doc or load()
     steps: dict = {}
     hog: dict = {}
@@ -113,8 +113,9 @@ def main(argv=None) -> int:
     hw, hog = measured(doc)
     print("the hog alone, cycles a trip: H100 / the table / the table without yield_bubble")
     for v in ("s4y_h0", "s4y_h4", "s4y_h8", "s4y_h16"):
-        print(f"  yielding every {v.split('_h')[1]:>2}th FFMA (0: never) {hog[v]:6.1f} / {replay_hog(v):6.1f} / "
-              f"{replay_hog(v, yield_bubble=False):6.1f}")
+        every = v.split("_h")[1]
+        label = "never yielding" if every == "0" else f"yielding every {every}th FFMA"
+        print(f"  {label:27s} {hog[v]:6.1f} / {replay_hog(v):6.1f} / {replay_hog(v, yield_bubble=False):6.1f}")
     print("the probe, cycles a chain step beside the hog: H100 / " + " / ".join(RULES))
     for r in table(doc=doc):
         print(f"  {r['variant']:9s} {r['h100']:6.2f} / " + " / ".join(f"{r[k]:6.2f}" for k in RULES))
