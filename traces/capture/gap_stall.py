@@ -3,7 +3,7 @@
 (``sched_gap.json`` found that it does, but less often than the replay's ``gap_turn``, by which it keeps the
 turn to its own next yield.) Warp 0 (the hog) issues independent FFMA, one a cycle to the FMA pipes; warp 4 (the
 probe, the same sub-partition) runs a chain of 264 dependent ``LOP3.LUT`` a trip on the ALU, clock64 stamped at
-every trip. Copies of the cubin set the probe's stall count (4, 6, 8, 10) and its yield flag (ptxas yields on
+every trip. Copies of the cubin set the probe's stall count (2-8, 10) and its yield flag (ptxas yields on
 every chain step; the copies ``...n`` keep the turn), and the hog's yield flag on every 4th, 8th or 16th FFMA
 (ptxas: none). A probe that keeps the turn is slowed by the hog only if the hog's FFMA, issued in the probe's
 stall count, takes the turn: by how much, against the stall count, tells the rule.
@@ -30,7 +30,7 @@ CUBIN = BUILD / "gap_stall.cubin"
 N = 264          # the probe's chain steps a trip
 HOG_TRIPS = 6000  # the hog's trips of 64 FFMA: longer than the slowest probe
 LOP3, FFMA = 0x212, 0x223
-STALLS = (4, 6, 8, 10)  # (12 without the yield flag is an encoding nvdisasm rejects: not tried on the GPU)
+STALLS = (2, 3, 4, 5, 6, 7, 8, 10)  # (12 without the yield flag is an encoding nvdisasm rejects: not tried on the GPU)
 HOG_YIELDS = (0, 4, 8, 16)  # the hog's FFMA yielding every n-th (0: never, as ptxas made it)
 REPEATS = 3
 
@@ -160,7 +160,7 @@ def summarise(out: Path) -> int:
     how = (f"one CTA of 5 warps: warp 4 (the probe) {TRIPS} trips of {N} dependent LOP3.LUT (lop3.b32 r, r, a, b) "
            f"stamping clock64 at each trip start and after the last; warp 0 (the hog, the same sub-partition) "
            f"{HOG_TRIPS} trips of 64 independent FFMA (8 chains), or none; copies of the cubin (loops: variant -> "
-           "the probe's and the hog's loop) with the probe's chain steps at stall count 4 / 6 / 8 / 10, yielding "
+           "the probe's and the hog's loop) with the probe's chain steps at stall count 2-8 or 10, yielding "
            "(y, as ptxas) or not (n), and the hog's FFMA yielding every 4th / 8th / 16th (h4, h8, h16) or never "
            f"(h0, as ptxas); {REPEATS} repeats of each copy, the probe alone once a repeat in the h0 copies")
     return summarise_raw(out, "gap_stall", how, source(), {"steps": N, "probe_trips": TRIPS, "hog_trips": HOG_TRIPS,

@@ -2,9 +2,9 @@
 (``traces/h100/gap_stall.json``, ``traces/capture/gap_stall.py``).
 
 Warp 0 (the hog) issues independent FFMA, one a cycle to the FMA pipes, 64 and a loop branch a trip; warp 4 (the
-probe, the same sub-partition) runs a chain of dependent LOP3 on the ALU at stall count 4, 6, 8 or 10, yielding
+probe, the same sub-partition) runs a chain of dependent LOP3 on the ALU at stall count 2-8 or 10, yielding
 on every step or on none; the hog yields on every 4th, 8th or 16th FFMA or never. What the H100 does (cycles a
-probe step, the probe alone 4.08 / 6.08 / 8.08 / 10.08):
+probe step, the probe alone its stall count + 0.08):
 
 * a hog that never yields lets the probe in only after its loop branch: 3-4 / 2 / 2 / 1 probe steps a hog trip
   of 76 cycles at stall 4 / 6 / 8 / 10, so the probe issues from the cycle after the branch to 8-9 cycles after
@@ -13,8 +13,9 @@ probe step, the probe alone 4.08 / 6.08 / 8.08 / 10.08):
   the probe 2 / 2 / 1 / 1 steps there;
 * with yields the probe runs about one step a hog yield at stall 6-10 whether it yields or not (16.5 cycles a
   step with the hog yielding every 16th FFMA): the hog's FFMA issued in the probe's stall count takes the turn and
-  keeps it to its next yield, as the table's rule has it; at stall 4 a probe that does not yield is slowed less
-  (11.1 against 13.8);
+  keeps it to its next yield, as the table's rule has it; at stall 3-5 part of the time (a probe that does not
+  yield, stall 4: 11.1 against 13.8), at stall 2 never (2.3 cycles beside any hog), though a probe yielding at
+  stall 2 gets the turn back 2-3 cycles after its yield (4.2-4.9);
 * the hog alone takes 76.0 cycles a trip, 92.3 / 84.2 / 80.1 with 16 / 8 / 4 yields: **a yield costs its warp a
   cycle even alone** (``yield_bubble``, in the table since).
 
