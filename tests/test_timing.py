@@ -718,6 +718,21 @@ def test_gap_stall_a_yield_costs_a_cycle_and_the_branch_window():
         assert abs(gap_stall.replay(v) / steps[(v, True)] - 1) < 0.025, v
 
 
+def test_gap_stall_names_a_file_it_cannot_use(tmp_path):
+    """A corrupt or foreign gap_stall file is refused with its path and what is wrong, not read half-way."""
+    from warpsim.timing import gap_stall
+    bad = tmp_path / "gap_stall.json"
+    bad.write_text("{")
+    with pytest.raises(ValueError, match=r"gap_stall\.json: not JSON"):
+        gap_stall.load(str(bad))
+    bad.write_text('{"rows": [{}]}')
+    with pytest.raises(ValueError, match=r"not the gap_stall measurement \(no 'rows' and 'loops'\)"):
+        gap_stall.load(str(bad))
+    bad.write_text('{"rows": [{}], "loops": {"variants": {"s4y_h0": [4, true, 0]}, "loops": {}}}')
+    with pytest.raises(ValueError, match=r"variants without loops, no runs, or not 8 trips of 264 steps"):
+        gap_stall.load(str(bad))
+
+
 def test_s4_pairs_take_one_of_the_yield_policys_two_phase_modes():
     """Two warps of an s4 loop on one sub-partition (warpsim.timing.pair_modes): the H100's pair times are
     bimodal (T/sp_s4_k64 ILP 1: ~1.53 x one warp at 5-6 warps, ~1.39 x at 8-9), and every one of the 150

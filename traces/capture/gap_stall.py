@@ -23,7 +23,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from ifetch import TRIPS, runs_of  # noqa: E402
-from probe import BUILD, builder, cli, code_section, kernels_sass, save_raw, summarise_raw  # noqa: E402
+from probe import BUILD, builder, cli, code_section, kernels_sass, save_raw, summarise_raw, with_control  # noqa: E402
 
 KERNEL = "gstall"
 CUBIN = BUILD / "gap_stall.cubin"
@@ -79,23 +79,21 @@ def variants() -> dict:
 
 
 def patch(cubin: bytes, stall: int, probe_yields: bool, hog_every: int) -> bytes:
-    """The cubin with the probe's chain steps (``LOP3.LUT Rx, Rx, ...``) at stall count ``stall`` (bits 105-108),
-    yielding (bit 109 cleared, and the operand-reuse bits, which a yielding instruction may not have) or not (bit 109
-    set), and the yield flag set on every ``hog_every``-th FFMA of the hog's
-    (bit 109 cleared, the operand-reuse bits 122-125 with it; 0: as ptxas made them)."""
+    """The cubin with the probe's chain steps (``LOP3.LUT Rx, Rx, ...``) at stall count ``stall``, yielding or not,
+    and the yield flag set on every ``hog_every``-th FFMA of the hog's (0: as ptxas made them); the control bits as
+    ``probe.with_control`` sets them."""
     out = bytearray(cubin)
     base, size = code_section(cubin, KERNEL)
     steps = ffma = 0
     for a in range(base, base + size, 16):
         lo, hi = struct.unpack_from("<QQ", out, a)
         if lo & 0xFFF == LOP3 and (lo >> 16) & 0xFF == (lo >> 24) & 0xFF:
-            hi = hi & ~(0xF << 41) | (stall << 41)
-            hi = hi & ~(1 << 45) & ~(0xF << 58) if probe_yields else hi | (1 << 45)  # a yield takes no reuse
+            hi = with_control(hi, stall, probe_yields)
             steps += 1
         elif lo & 0xFFF == FFMA:
             ffma += 1
             if hog_every and ffma % hog_every == 0:
-                hi = hi & ~(1 << 45) & ~(0xF << 58)
+                hi = with_control(hi, yields=True)
         struct.pack_into("<QQ", out, a, lo, hi)
     if steps < N or ffma < 64:
         raise ValueError(f"{steps} chain steps and {ffma} FFMA in {KERNEL}, expected {N} and 64")

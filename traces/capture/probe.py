@@ -52,6 +52,17 @@ def code_offset(cubin: bytes, fn: str) -> int:
     return code_section(cubin, fn)[0]
 
 
+def with_control(hi: int, stall: int | None = None, yields: bool | None = None) -> int:
+    """An sm_90 instruction's high word (bits 64-127) with its stall count (bits 105-108) set to ``stall``
+    and its yield flag set as ``yields`` says (None: left as is). Yielding clears the no-yield bit (109) and the
+    operand-reuse bits (122-125) with it: nvdisasm rejects a yielding instruction that keeps them."""
+    if stall is not None:
+        hi = hi & ~(0xF << 41) | (stall << 41)
+    if yields is not None:
+        hi = hi & ~(1 << 45) & ~(0xF << 58) if yields else hi | (1 << 45)
+    return hi
+
+
 def kernels_sass(cubin: Path) -> dict:
     """``{kernel: [(address, text, control bits)]}`` of the cubin's SASS (cuobjdump,
     ``warpsim.timing.sass_profile.parse_sass``)."""

@@ -26,7 +26,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from branch_fetch import kernel_source  # noqa: E402
 from ifetch import TRIPS, Launcher, loops_of  # noqa: E402
-from probe import BUILD, builder, cli, code_section, kernels_sass, save_raw, summarise_raw  # noqa: E402
+from probe import BUILD, builder, cli, code_section, kernels_sass, save_raw, summarise_raw, with_control  # noqa: E402
 
 N = 264
 #: the loops: kernel -> its chains (one: an FFMA every 4 cycles a warp; two: every 2)
@@ -75,7 +75,7 @@ def patch(cubin: bytes, kernel: str, b: int, c: int, stall: int | None = None, o
             lo = lo & ~(0xFF << 32) | (b << 32)
             hi = hi & ~0xFF & ~(0xF << 58) | c
             if stall is not None and (hi >> 41) & 0xF == LATENCY:  # a step that waits for the one before
-                hi = hi & ~(0xF << 41) | (stall << 41)
+                hi = with_control(hi, stall)
             struct.pack_into("<QQ", out, a, lo, hi)
             done += 1
     if done < N - 2:

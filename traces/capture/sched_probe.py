@@ -29,7 +29,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 sys.path.insert(0, str(HERE))
-from probe import code_offset  # noqa: E402
+from probe import code_offset, with_control  # noqa: E402
 from trips import write_atomic  # noqa: E402
 #: byte offsets in the SASS ptxas 13.0 / cuobjdump 13.5 made of sched_probe.cu (sm_90a): the hog's loop trip
 #: (128 LOP3, ISETP, BRA) and one probe step (8 LOP3 of which 4 predicated off, IMAD.MOV, CS2R)
@@ -49,7 +49,7 @@ def patch_yield(cubin: bytes, ranges, noyield: bool, fn: str = "probe") -> bytes
     for lo, hi in ((ranges,) if isinstance(ranges[0], int) else ranges):
         for a in range(lo, hi + 16, 16):
             hw = struct.unpack_from("<Q", out, base + a + 8)[0]
-            hw = hw | (1 << 45) if noyield else hw & ~(1 << 45) & ~(0xF << 58)
+            hw = with_control(hw, yields=not noyield)
             struct.pack_into("<Q", out, base + a + 8, hw)
     return bytes(out)
 

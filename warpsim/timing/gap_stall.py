@@ -23,7 +23,6 @@ probe step, the probe alone its stall count + 0.08):
 """
 from __future__ import annotations
 
-import json
 import os
 import sys
 from functools import lru_cache
@@ -42,20 +41,12 @@ RULES = {"table": {}, "branch as measured here": {"keep_cycles": 1, "redirect": 
 
 @lru_cache(maxsize=2)
 def load(path: str = PATH) -> dict:
-    with open(path) as fh:
-        try:
-            doc = json.load(fh)
-            loops, rows = doc["loops"]["loops"], doc["rows"]
-        except (json.JSONDecodeError, KeyError) as err:
-            raise ValueError(f"{path}: not a traces/capture/gap_stall.py --json file ({err})") from None
-    if set(loops) != set(doc["loops"]["variants"]) or not rows or \
-            (doc["loops"].get("steps"), doc["loops"].get("probe_trips")) != (STEPS, PROBE_TRIPS):
+    doc = measurement.load(path, "gap_stall", ("rows", "loops"))
+    loops = doc["loops"]
+    if set(loops.get("loops", ())) != set(loops.get("variants", ())) or not doc["rows"] or \
+            (loops.get("steps"), loops.get("probe_trips")) != (STEPS, PROBE_TRIPS):
         raise ValueError(f"{path}: variants without loops, no runs, or not {PROBE_TRIPS} trips of {STEPS} steps")
     return doc
-
-
-def _expand(runs: list) -> list:
-    return [line for line, n in runs for _ in range(n)]
 
 
 def measured(doc: dict | None = None) -> tuple[dict, dict]:
@@ -77,10 +68,10 @@ def replay(variant: str, hog: bool = True, doc: dict | None = None, **options) -
     """sass_sim's cycles a probe step of ``variant`` (the table with ``options``), with the hog or alone."""
     from warpsim.timing.params_sm90 import TABLE
     loops = (doc or load())["loops"]["loops"][variant]
-    probe = _expand(loops["probe"])
+    probe = measurement.expanded(loops["probe"])
     cfg = sass_sim.probe_cfg(**options)
     if hog:
-        issued = sass_sim.issue([_expand(loops["hog"]), probe], [0, 0], [3000, PROBE_TRIPS], cfg, TABLE["tensor"])[1]
+        issued = sass_sim.issue([measurement.expanded(loops["hog"]), probe], [0, 0], [3000, PROBE_TRIPS], cfg, TABLE["tensor"])[1]
     else:
         issued = sass_sim.issue([probe], [0], [PROBE_TRIPS], cfg, TABLE["tensor"])[0]
     return float(np.median(np.diff(issued[::len(probe)])[1:] / STEPS))
@@ -89,7 +80,7 @@ def replay(variant: str, hog: bool = True, doc: dict | None = None, **options) -
 def replay_hog(variant: str, doc: dict | None = None, trips: int = 40, **options) -> float:
     """sass_sim's cycles a trip of the hog of ``variant`` alone (the trips after the first)."""
     from warpsim.timing.params_sm90 import TABLE
-    hog = _expand((doc or load())["loops"]["loops"][variant]["hog"])
+    hog = measurement.expanded((doc or load())["loops"]["loops"][variant]["hog"])
     issued = sass_sim.issue([hog], [0], [trips], sass_sim.probe_cfg(**options), TABLE["tensor"])[0]
     return float((issued[-1] - issued[len(hog) - 1]) / (trips - 1))
 
@@ -111,7 +102,7 @@ def main(argv=None) -> int:
     if argv is None:
         return 0
     doc = load()
-    hw, hog = measured(doc)
+    _, hog = measured(doc)
     print("the hog alone, cycles a trip: H100 / the table / the table without yield_bubble")
     for v in ("s4y_h0", "s4y_h4", "s4y_h8", "s4y_h16"):
         every = v.split("_h")[1]

@@ -120,13 +120,8 @@ def cold(doc: dict | None = None) -> dict:
 def body(doc: dict, name: str) -> tuple[list, list]:
     """The loop of kernel ``name`` (encoded SASS lines) and the 128-byte code line of each instruction."""
     loop = doc["loops"][name]
-    lines = _expanded(loop["body"])
+    lines = measurement.expanded(loop["body"])
     return lines, [(loop["at"] + j) // 8 for j in range(len(lines))]
-
-
-def _expanded(runs: list) -> list:
-    """A run-length coded list (``[[item, count], ...]``, as the capture scripts' ``runs_of`` writes it) in full."""
-    return [x for x, count in runs for _ in range(count)]
 
 
 def replay(doc: dict | None = None, sizes=None, **fetch) -> dict:
@@ -173,7 +168,7 @@ def replay_distinct(doc: dict | None = None, **fetch) -> dict:
         progs, code = [], []
         for k in range(warps):
             loop = loops[k % copies]
-            progs.append(_expanded(loop["body"]))
+            progs.append(measurement.expanded(loop["body"]))
             code.append([(loop["at"] + j) // 8 for j in range(len(progs[-1]))])
         trips = len(doc["distinct_rows"][0]["stamps"]["0"]) - 1
         logs = sass_sim.issue(progs, [0] * warps, [trips] * warps, cfg, TABLE["tensor"], code)
@@ -264,7 +259,7 @@ def _replay_copies(measured: dict, loop_of, overrides: dict) -> dict:
             if stall is not None:
                 step = f"{op} 4 "
                 lines = [f"{op} {stall} " + x[len(step):] if x.startswith(step) else x for x in lines]
-            loops[(kernel, variant)] = sass_sim.Loop(lines, cfg, TABLE["tensor"], code, _expanded(operands))
+            loops[(kernel, variant)] = sass_sim.Loop(lines, cfg, TABLE["tensor"], code, measurement.expanded(operands))
         out[(kernel, variant, place)] = loops[(kernel, variant)].cycles(REGBANK_PLACEMENTS[place])[0][1]
     return out
 
@@ -289,7 +284,7 @@ def measured_branch(doc: dict | None = None) -> dict:
 def executed(loop: dict) -> tuple[list, list]:
     """What a trip of a ``branch_fetch`` loop runs (encoded SASS lines; a skip loop's block left out) and the
     128-byte code line of each instruction."""
-    lines = _expanded(loop["body"])
+    lines = measurement.expanded(loop["body"])
     index = list(range(len(lines)))
     if "skip" in loop:
         i, j = loop["skip"]

@@ -17,6 +17,12 @@ def load(path: str, kind: str, keys: tuple) -> dict:
     return doc
 
 
+def expanded(runs: list) -> list:
+    """A run-length coded list (``[[item, count], ...]``, as the capture scripts' ``runs_of`` writes the loops of a
+    measurement file) in full."""
+    return [x for x, count in runs for _ in range(count)]
+
+
 def arguments(argv, doc: str) -> list | None:
     """An analysis's command-line arguments (``sys.argv[1:]`` unless ``argv`` is given), or None once its
     module's ``doc`` is printed for ``-h`` / ``--help``."""
