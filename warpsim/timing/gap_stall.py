@@ -19,7 +19,22 @@ probe step, the probe alone its stall count + 0.08):
 * the hog alone takes 76.0 cycles a trip, 92.3 / 84.2 / 80.1 with 16 / 8 / 4 yields: **a yield costs its warp a
   cycle even alone** (``yield_bubble``, in the table since).
 
-    python -m warpsim.timing.gap_stall    # the H100's probe steps and hog trips beside the replay's
+The same kernel with the two warps' operands patched too (``traces/h100/gap_bank.json``,
+``traces/capture/gap_bank.py``; stall counts 2, 3, 4, 6, the hog yielding every 4th or 16th FFMA): the hog's FFMA
+as built (``reuse``: ``Rd, Rd, R4.reuse, R5.reuse``), without reuse bits (``conflict``: Rd and R4 both read
+from bank 0) or as ``Rd, Rd, R7, R7`` (``free``); the chain's LOP3 as built (``lop``: R9 and R3 in bank 1) or
+``R9, R9, R2, R2`` (``lopfree``). Replayed with the register banks (the copies' operands):
+
+* the partial takes at stall 3-4 come with the bank conflicts: with neither warp's instruction in conflict a
+  chain that keeps the turn at stall 4 runs 6.2 cycles a step beside a hog yielding every 16th FFMA, with either
+  one's 11.1-11.4; the replay 13.7-14.5 in all four (it lets the hog take the turn in every stall of 3 or more);
+* the hog alone: 92 / 80 cycles a trip with its yields every 4th / 16th FFMA whether they read R4 beside Rd
+  (reuse) or not (free), 140 / 137 without any reuse (a cycle more an FFMA);
+* a chain with its own conflict (``lop``) beside a hog reading R7 from bank 1 every cycle (``free``) at stall 6:
+  9.2 cycles a step with the hog yielding every 4th, against 6.3 without the conflict; the replay 6.3 in both.
+
+    python -m warpsim.timing.gap_stall            # the H100's probe steps and hog trips beside the replay's
+    python -m warpsim.timing.gap_stall --banks    # gap_bank.json: the same with the operands patched
 """
 from __future__ import annotations
 
@@ -32,6 +47,7 @@ import numpy as np
 from warpsim.timing import measurement, sass_sim
 
 PATH = os.path.join(os.path.dirname(__file__), "..", "..", "traces", "h100", "gap_stall.json")
+BANKS = os.path.join(os.path.dirname(__file__), "..", "..", "traces", "h100", "gap_bank.json")
 STEPS = 264      # the probe's chain steps a trip (the file's loops["steps"])
 PROBE_TRIPS = 8  # the probe's trips, the first not counted (loops["probe_trips"])
 #: the rules :func:`table` sets beside the H100: the table's, and the loop branch as this probe shows it (keeps
@@ -39,14 +55,21 @@ PROBE_TRIPS = 8  # the probe's trips, the first not counted (loops["probe_trips"
 RULES = {"table": {}, "branch as measured here": {"keep_cycles": 1, "redirect": {"BRA": 4}}}
 
 
-@lru_cache(maxsize=2)
-def load(path: str = PATH) -> dict:
-    doc = measurement.load(path, "gap_stall", ("rows", "loops"))
+@lru_cache(maxsize=4)
+def load(path: str = PATH, kind: str = "gap_stall") -> dict:
+    """``gap_stall.json`` (or, ``kind`` "gap_bank", ``gap_bank.json``, whose loops carry their operands)."""
+    doc = measurement.load(path, kind, ("rows", "loops"))
     loops = doc["loops"]
     if set(loops.get("loops", ())) != set(loops.get("variants", ())) or not doc["rows"] or \
             (loops.get("steps"), loops.get("probe_trips")) != (STEPS, PROBE_TRIPS):
         raise ValueError(f"{path}: variants without loops, no runs, or not {PROBE_TRIPS} trips of {STEPS} steps")
+    if kind == "gap_bank" and any("probe_operands" not in v or "hog_operands" not in v for v in loops["loops"].values()):
+        raise ValueError(f"{path}: loops without their operands (probe_operands, hog_operands)")
     return doc
+
+
+def load_banks(path: str = BANKS) -> dict:
+    return load(path, "gap_bank")
 
 
 def measured(doc: dict | None = None) -> tuple[dict, dict]:
@@ -64,25 +87,47 @@ def measured(doc: dict | None = None) -> tuple[dict, dict]:
     return ({k: float(np.median(v)) for k, v in steps.items()}, {k: float(np.median(v)) for k, v in hog.items()})
 
 
+def measured_banks(doc: dict | None = None) -> tuple[dict, dict]:
+    """``gap_bank.json``'s ``({variant: cycles a probe step}`` (as :func:`measured`) and ``{variant: the hog's
+    cycles a trip alone})`` (the copies that also ran the hog without the probe)."""
+    doc = doc or load_banks()
+    steps: dict = {}
+    hog: dict = {}
+    for r in doc["rows"]:
+        if r["probe_runs"]:
+            p = np.asarray(r["probe"][:PROBE_TRIPS + 1], np.int64)
+            steps.setdefault(r["variant"], []).append(float(np.median(np.diff(p)[1:] / STEPS)))
+        else:
+            hog.setdefault(r["variant"], []).append((r["hog_clocks"][1] - r["hog_clocks"][0])
+                                                    / doc["loops"]["hog_trips"])
+    return {k: float(np.median(v)) for k, v in steps.items()}, {k: float(np.median(v)) for k, v in hog.items()}
+
+
+def _warps(loops: dict, names: tuple) -> tuple[list, list | None]:
+    """The programs of warps ``names`` of a copy's ``loops`` and their operands (None if the file has none)."""
+    programs = [measurement.expanded(loops[n]) for n in names]
+    if f"{names[0]}_operands" not in loops:
+        return programs, None
+    return programs, [measurement.expanded(loops[f"{n}_operands"]) for n in names]
+
+
 def replay(variant: str, hog: bool = True, doc: dict | None = None, **options) -> float:
-    """sass_sim's cycles a probe step of ``variant`` (the table with ``options``), with the hog or alone."""
+    """sass_sim's cycles a probe step of ``variant`` (the table with ``options``), with the hog or alone; with
+    the register banks where the file holds the operands (``gap_bank.json``)."""
     from warpsim.timing.params_sm90 import TABLE
-    loops = (doc or load())["loops"]["loops"][variant]
-    probe = measurement.expanded(loops["probe"])
-    cfg = sass_sim.probe_cfg(**options)
-    if hog:
-        issued = sass_sim.issue([measurement.expanded(loops["hog"]), probe], [0, 0], [3000, PROBE_TRIPS], cfg, TABLE["tensor"])[1]
-    else:
-        issued = sass_sim.issue([probe], [0], [PROBE_TRIPS], cfg, TABLE["tensor"])[0]
-    return float(np.median(np.diff(issued[::len(probe)])[1:] / STEPS))
+    names = ("hog", "probe") if hog else ("probe",)
+    programs, operands = _warps((doc or load())["loops"]["loops"][variant], names)
+    issued = sass_sim.issue(programs, [0] * len(names), [3000, PROBE_TRIPS][-len(names):], sass_sim.probe_cfg(**options),
+                            TABLE["tensor"], operands=operands)[-1]
+    return float(np.median(np.diff(issued[::len(programs[-1])])[1:] / STEPS))
 
 
 def replay_hog(variant: str, doc: dict | None = None, trips: int = 40, **options) -> float:
     """sass_sim's cycles a trip of the hog of ``variant`` alone (the trips after the first)."""
     from warpsim.timing.params_sm90 import TABLE
-    hog = measurement.expanded((doc or load())["loops"]["loops"][variant]["hog"])
-    issued = sass_sim.issue([hog], [0], [trips], sass_sim.probe_cfg(**options), TABLE["tensor"])[0]
-    return float((issued[-1] - issued[len(hog) - 1]) / (trips - 1))
+    programs, operands = _warps((doc or load())["loops"]["loops"][variant], ("hog",))
+    issued = sass_sim.issue(programs, [0], [trips], sass_sim.probe_cfg(**options), TABLE["tensor"], operands=operands)[0]
+    return float((issued[-1] - issued[len(programs[0]) - 1]) / (trips - 1))
 
 
 def table(rules: dict | None = None, doc: dict | None = None) -> list[dict]:
@@ -97,10 +142,36 @@ def table(rules: dict | None = None, doc: dict | None = None) -> list[dict]:
     return rows
 
 
+def table_banks(rules: dict | None = None, doc: dict | None = None) -> list[dict]:
+    """:func:`table` of ``gap_bank.json`` (the replay with the register banks)."""
+    doc = doc or load_banks()
+    hw, _ = measured_banks(doc)
+    return [{"variant": v, "h100": hw[v], **{name: replay(v, True, doc, **opts) for name, opts in (rules or RULES).items()}}
+            for v in doc["loops"]["variants"]]
+
+
+def main_banks() -> int:
+    doc = load_banks()
+    _, hog = measured_banks(doc)
+    print("the hog alone, cycles a trip: H100 / the table")
+    for v, cycles in hog.items():
+        print(f"  {v.split('_', 1)[1].rsplit('_', 1)[0]:14s} {cycles:6.1f} / {replay_hog(v, doc):6.1f}")
+    print("the probe, cycles a chain step beside the hog: H100 / " + " / ".join(RULES))
+    rows = table_banks(doc=doc)
+    for r in rows:
+        print(f"  {r['variant']:24s} {r['h100']:6.2f} / " + " / ".join(f"{r[k]:6.2f}" for k in RULES))
+    for k in RULES:
+        err = np.array([abs(r[k] / r["h100"] - 1) for r in rows])
+        print(f"{k}: {int((err < 0.05).sum())} of {len(rows)} within 5 % (median {100 * np.median(err):.1f} %)")
+    return 0
+
+
 def main(argv=None) -> int:
     argv = measurement.arguments(argv, __doc__)
     if argv is None:
         return 0
+    if "--banks" in argv:
+        return main_banks()
     doc = load()
     _, hog = measured(doc)
     print("the hog alone, cycles a trip: H100 / the table / the table without yield_bubble")

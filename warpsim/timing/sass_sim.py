@@ -379,13 +379,16 @@ def _h100_miss_spread() -> np.ndarray:
     return l1_fill.chase_spread()
 
 
-def issue(programs: list, starts: list, trips: list, cfg: dict, tensor: dict, code_lines=None) -> list:
+def issue(programs: list, starts: list, trips: list, cfg: dict, tensor: dict, code_lines=None,
+          operands=None) -> list:
     """Warps with programs of their own on one sub-partition (a microbenchmark's warps): warp w runs
     ``programs[w]`` (encoded SASS lines) ``trips[w]`` times from cycle ``starts[w]``; per warp the cycle
     each of its instructions issued (in order, all trips). ``code_lines[w]``: the code line of each
-    instruction of ``programs[w]``, for the instruction fetch (warps that share code give the same lines)."""
+    instruction of ``programs[w]``, for the instruction fetch (warps that share code give the same lines);
+    ``operands[w]``: the register operands of each (``sass_profile.encode_operands``), for ``banks``."""
     a = _arrays([x for prog in programs for x in prog], cfg, tensor,
-                None if code_lines is None else [x for lines in code_lines for x in lines])
+                None if code_lines is None else [x for lines in code_lines for x in lines],
+                None if operands is None else [x for ops in operands for x in ops])
     sizes = np.array([len(p) for p in programs], np.int64)
     issued = sizes * np.array(trips, np.int64)
     stop = np.cumsum(sizes)
