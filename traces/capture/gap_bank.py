@@ -9,7 +9,9 @@ kernel as ``gap_stall.py`` (``build/gap_stall.cubin``), its copies patched in th
   bank 0 on every FFMA), or as ``Rd, Rd, R7, R7`` without reuse (``free``: one register from each bank);
 * the chain's ``LOP3.LUT R9, R9, R2, R3`` as built (``lop``: R9 and R3 both in bank 1) or ``R9, R9, R2, R2``
   (``lopfree``: one from each bank; ``xor3`` of R2 twice leaves R9, which no one reads);
-* the chain's stall count 2, 3, 4 or 6, yielding or not; the hog yielding every 4th or 16th FFMA.
+* the chain's stall count 2, 3, 4 or 6, yielding or not; the hog yielding every 4th or 16th FFMA;
+* and, both warps as built or both without conflicts, a chain that keeps the turn at stall count 3, 4 or 5 beside
+  a hog yielding every 2nd to 32nd FFMA or never (how the turn the hog takes depends on its yields).
 
     python traces/capture/gap_bank.py --device OUT   # on the GPU (with build/gap_stall.cubin): OUT/gap_bank_raw.json
     python traces/capture/gap_bank.py --json OUT     # here: traces/h100/gap_bank.json from OUT
@@ -36,10 +38,23 @@ CHAIN_FORMS = ("lop", "lopfree")
 REUSE_BITS = 0xF << 58  # the high word's operand-reuse bits (a, b, c, ...)
 
 
+PERIOD_STALLS = (3, 4, 5)
+PERIODS = (0, 2, 3, 4, 5, 6, 8, 12, 16, 24, 32)  # the hog yielding every n-th FFMA (0: never)
+PERIOD_FORMS = (("free", "lopfree"), ("reuse", "lop"))
+
+
+def _name(s: int, y: bool, h: int, f: str, c: str) -> str:
+    return f"s{s}{'y' if y else 'n'}_h{h}_{f}_{c}"
+
+
 def variants() -> dict:
-    """``{name: (stall, probe yields, hog every, hog form, chain form)}``."""
-    return {f"s{s}{'y' if y else 'n'}_h{h}_{f}_{c}": (s, y, h, f, c) for s in STALLS for y in (True, False)
-            for h in HOG_YIELDS for f in HOG_FORMS for c in CHAIN_FORMS}
+    """``{name: (stall, probe yields, hog every, hog form, chain form)}``: every form at stall counts 2, 3, 4, 6
+    beside a hog yielding every 4th or 16th FFMA, and chains that keep the turn at stall counts 3-5 beside a hog
+    yielding every n-th of :data:`PERIODS`, without bank conflicts or as built."""
+    grid = [(s, y, h, f, c) for s in STALLS for y in (True, False) for h in HOG_YIELDS for f in HOG_FORMS
+            for c in CHAIN_FORMS]
+    grid += [(s, False, h, f, c) for s in PERIOD_STALLS for h in PERIODS for f, c in PERIOD_FORMS]
+    return {_name(*v): v for v in grid}
 
 
 def _rb(lo: int, reg: int) -> int:
@@ -77,7 +92,8 @@ def device(out: Path) -> int:
         path.write_bytes(patch(plain, *v))
         go = Launcher(path, 2)
         for rep in range(REPEATS):
-            for trips in ((TRIPS, 0) if v[1] and v[0] == 2 and v[4] == "lop" else (TRIPS,)):  # hog alone once a form
+            alone = (v[1] and v[0] == 2 and v[4] == "lop") or (not v[1] and v[0] == 3 and v[2] not in HOG_YIELDS)
+            for trips in ((TRIPS, 0) if alone else (TRIPS,)):  # the hog alone once a form and period
                 got = go.run(KERNEL, 5, (cp.int32(trips), cp.int32(HOG_TRIPS), cp.float32(1.0), cp.float32(0.0)),
                              {"probe": 0, "hog": 1})
                 rows.append({"variant": name, "probe_runs": trips > 0, "repeat": rep, "smid": got["smid"],
@@ -109,7 +125,8 @@ def summarise(out: Path) -> int:
            "at each trip; warp 0 the hog, 6000 trips of 64 FFMA) in copies patched in the binary: the probe's stall "
            "count 2/3/4/6, yielding (y) or not (n); the hog's FFMA yielding every 4th / 16th (h4, h16); the hog's "
            "FFMA as built (reuse: Rd, Rd, R4.reuse, R5.reuse), without reuse bits (conflict) or Rd, Rd, R7, R7 "
-           "(free); the chain's LOP3 as built (lop: R9, R9, R2, R3) or R9, R9, R2, R2 (lopfree). "
+           "(free); the chain's LOP3 as built (lop: R9, R9, R2, R3) or R9, R9, R2, R2 (lopfree); also chains at stall 3-5 "
+           "that keep the turn beside a hog yielding every 2nd-32nd FFMA or never (h0), free/lopfree or reuse/lop. "
            f"{REPEATS} repeats; rows with probe_runs false ran the hog alone")
     return summarise_raw(out, "gap_bank", how, "(gap_stall.json's source)",
                          {"steps": N, "probe_trips": TRIPS, "hog_trips": HOG_TRIPS,
