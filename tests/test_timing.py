@@ -733,6 +733,50 @@ def test_gap_stall_names_a_file_it_cannot_use(tmp_path):
         gap_stall.load(str(bad))
 
 
+def test_gap_bank_the_register_banks_move_the_turn():
+    """traces/h100/gap_bank.json: gap_stall's kernel with the hog's FFMA and the chain's LOP3 patched in their
+    operands too (reuse / conflict / free; lop / lopfree). Alone the hog's yielding FFMA that read R4 beside Rd
+    (their reuse bits cleared) cost nothing more than the yields, and an FFMA reading two registers of a bank
+    costs a cycle. Beside the chain the banks, not the stall count alone, decide how often the hog takes the turn:
+    without conflicts a chain that keeps the turn at stall 4 runs 3x faster beside a hog that never yields (7.2
+    against 20.1 cycles a step) and nearly 2x beside one yielding every 16th FFMA; at stall 3 the step moves
+    with the hog's yield period, not monotonically (13.5 at every 24th, 6.2 at every 32nd). The replay (with
+    the banks, the measured branch) follows the chains at stall 5 and the short periods within 5 %; the two it
+    lacks are pinned: the stall-4 chain beside a hog that never yields (3x long) and the chain yielding at stall 2
+    (the H100 gives it the turn back within 2-3 cycles; 1.9x long). A second device call repeated the first's 96
+    runs to the cycle."""
+    from warpsim.timing import gap_stall
+    doc = gap_stall.load_banks()
+    steps, hog = gap_stall.measured_banks(doc)
+    assert len(doc["loops"]["variants"]) == 154 == len(steps)
+    for h in (4, 16):
+        assert hog[f"s2y_h{h}_free_lop"] == pytest.approx(hog[f"s2y_h{h}_reuse_lop"], abs=0.1)
+        assert hog[f"s2y_h{h}_conflict_lop"] > 1.5 * hog[f"s2y_h{h}_free_lop"]
+    assert steps["s4n_h0_free_lopfree"] < 0.4 * steps["s4n_h0_reuse_lop"]
+    for form in ("reuse_lop", "reuse_lopfree", "free_lop", "conflict_lopfree"):
+        assert steps["s4n_h16_free_lopfree"] < 0.6 * steps[f"s4n_h16_{form}"], form
+    assert steps["s3n_h24_free_lopfree"] > 2 * steps["s3n_h32_free_lopfree"]
+    measured_branch = gap_stall.RULES["branch as measured here"]
+    for v in ("s5n_h8_free_lopfree", "s5n_h24_reuse_lop", "s3n_h4_free_lopfree", "s4n_h3_free_lopfree"):
+        assert abs(gap_stall.replay(v, True, doc, **measured_branch) / steps[v] - 1) < 0.05, v
+    assert gap_stall.replay("s4n_h0_free_lopfree", True, doc, **measured_branch) > 3 * steps["s4n_h0_free_lopfree"]
+    assert gap_stall.replay("s2y_h16_free_lopfree", True, doc, **measured_branch) > 1.8 * steps["s2y_h16_free_lopfree"]
+
+
+def test_gap_bank_names_a_file_without_operands(tmp_path):
+    """gap_bank.json's loops must carry their register operands (the replay's banks): a file without them is
+    refused, not replayed without banks."""
+    from warpsim.timing import gap_stall
+    bad = tmp_path / "gap_bank.json"
+    bad.write_text('{"rows": [{}], "loops": {"steps": 264, "probe_trips": 8, "variants": {"s4n_h0_free_lopfree": []}, '
+                   '"loops": {"s4n_h0_free_lopfree": {"hog": [], "probe": []}}}}')
+    with pytest.raises(ValueError, match=r"gap_bank\.json: loops without their operands"):
+        gap_stall.load_banks(str(bad))
+    with pytest.raises(ValueError, match=r"not the gap_bank measurement"):
+        bad.write_text('{"rows": []}')
+        gap_stall.load_banks(str(bad))
+
+
 def test_s4_pairs_take_one_of_the_yield_policys_two_phase_modes():
     """Two warps of an s4 loop on one sub-partition (warpsim.timing.pair_modes): the H100's pair times are
     bimodal (T/sp_s4_k64 ILP 1: ~1.53 x one warp at 5-6 warps, ~1.39 x at 8-9), and every one of the 150

@@ -20,18 +20,23 @@ probe step, the probe alone its stall count + 0.08):
   cycle even alone** (``yield_bubble``, in the table since).
 
 The same kernel with the two warps' operands patched too (``traces/h100/gap_bank.json``,
-``traces/capture/gap_bank.py``; stall counts 2, 3, 4, 6, the hog yielding every 4th or 16th FFMA): the hog's FFMA
-as built (``reuse``: ``Rd, Rd, R4.reuse, R5.reuse``), without reuse bits (``conflict``: Rd and R4 both read
-from bank 0) or as ``Rd, Rd, R7, R7`` (``free``); the chain's LOP3 as built (``lop``: R9 and R3 in bank 1) or
-``R9, R9, R2, R2`` (``lopfree``). Replayed with the register banks (the copies' operands):
+``traces/capture/gap_bank.py``): the hog's FFMA as built (``reuse``: ``Rd, Rd, R4.reuse, R5.reuse``), without
+reuse bits (``conflict``: Rd and R4 both from bank 0) or as ``Rd, Rd, R7, R7`` (``free``: one register a bank);
+the chain's LOP3 as built (``lop``: R9 and R3 both from bank 1) or ``R9, R9, R2, R2`` (``lopfree``). A grid (stall
+counts 2, 3, 4, 6, yielding or not, the hog yielding every 4th or 16th FFMA, every form) and a period set (chains
+that keep the turn at stall 3-5, the hog yielding every 2nd-32nd FFMA or never, both warps free or both as
+built). The replay with the register banks (the copies' operands). What the H100 does:
 
-* the partial takes at stall 3-4 come with the bank conflicts: with neither warp's instruction in conflict a
-  chain that keeps the turn at stall 4 runs 6.2 cycles a step beside a hog yielding every 16th FFMA, with either
-  one's 11.1-11.4; the replay 13.7-14.5 in all four (it lets the hog take the turn in every stall of 3 or more);
-* the hog alone: 92 / 80 cycles a trip with its yields every 4th / 16th FFMA whether they read R4 beside Rd
-  (reuse) or not (free), 140 / 137 without any reuse (a cycle more an FFMA);
-* a chain with its own conflict (``lop``) beside a hog reading R7 from bank 1 every cycle (``free``) at stall 6:
-  9.2 cycles a step with the hog yielding every 4th, against 6.3 without the conflict; the replay 6.3 in both.
+* the hog alone: a yielding FFMA that reads R4 from bank 0 beside Rd (its reuse bits cleared by the yield) costs
+  nothing more than the yield (92 / 80 cycles a trip yielding every 4th / 16th, reuse or free alike); every FFMA
+  reading two registers of one bank costs a cycle (140 / 137);
+* the partial takes at stall 3-5 are not a rule of the stall count alone: they move with the banks and with the
+  hog's yield period, and not monotonically. Without any bank conflict a chain that keeps the turn at stall 4
+  runs 7.2 cycles a step beside a hog that never yields (20.1 as built: the hog lets it in only at its branch)
+  and 6.2 / 7.8 / 10.7 with the hog yielding every 16th / 24th / 32nd; at stall 3 19.8 without yields and 7.5 /
+  13.5 / 6.2 at every 16th / 24th / 32nd;
+* a chain with its own conflict (``lop``) beside a hog reading R7 from bank 1 every cycle (``free``) at stall 6
+  runs 9.2 cycles a step with the hog yielding every 4th, 6.3 without the conflict.
 
     python -m warpsim.timing.gap_stall            # the H100's probe steps and hog trips beside the replay's
     python -m warpsim.timing.gap_stall --banks    # gap_bank.json: the same with the operands patched
@@ -48,6 +53,7 @@ from warpsim.timing import measurement, sass_sim
 
 PATH = os.path.join(os.path.dirname(__file__), "..", "..", "traces", "h100", "gap_stall.json")
 BANKS = os.path.join(os.path.dirname(__file__), "..", "..", "traces", "h100", "gap_bank.json")
+PERIODS = (0, 2, 3, 4, 5, 6, 8, 12, 16, 24, 32)  # gap_bank.json's period set: the hog yielding every n-th FFMA
 STEPS = 264      # the probe's chain steps a trip (the file's loops["steps"])
 PROBE_TRIPS = 8  # the probe's trips, the first not counted (loops["probe_trips"])
 #: the rules :func:`table` sets beside the H100: the table's, and the loop branch as this probe shows it (keeps
@@ -150,18 +156,37 @@ def table_banks(rules: dict | None = None, doc: dict | None = None) -> list[dict
             for v in doc["loops"]["variants"]]
 
 
+def _banks_grid(rows: dict) -> None:
+    forms = [f"{f}_{c}" for f in ("reuse", "conflict", "free") for c in ("lop", "lopfree")]
+    print("the grid, cycles a chain step: H100 / " + " / ".join(RULES) + ", by the forms " + ", ".join(forms))
+    for s in (2, 3, 4, 6):
+        for y in "yn":
+            for h in (4, 16):
+                got = [rows[f"s{s}{y}_h{h}_{f}"] for f in forms]
+                print(f"  s{s}{y} h{h:<2d} " + "  ".join("/".join(f"{r[k]:.1f}" for k in ("h100", *RULES)) for r in got))
+
+
+def _banks_periods(rows: dict) -> None:
+    print("the period set, cycles a chain step that keeps the turn, by the hog's yield period (every n-th FFMA, "
+          "0: never)")
+    print(f"  {'':24s}" + "".join(f"{h:>7d}" for h in PERIODS))
+    for s in (3, 4, 5):
+        for form in ("free_lopfree", "reuse_lop"):
+            for k in ("h100", *RULES):
+                print(f"  s{s}n {form:12s} {k[:6]:6s} " + "".join(f"{rows[f's{s}n_h{h}_{form}'][k]:7.2f}" for h in PERIODS))
+
+
 def main_banks() -> int:
     doc = load_banks()
     _, hog = measured_banks(doc)
     print("the hog alone, cycles a trip: H100 / the table")
     for v, cycles in hog.items():
         print(f"  {v.split('_', 1)[1].rsplit('_', 1)[0]:14s} {cycles:6.1f} / {replay_hog(v, doc):6.1f}")
-    print("the probe, cycles a chain step beside the hog: H100 / " + " / ".join(RULES))
-    rows = table_banks(doc=doc)
-    for r in rows:
-        print(f"  {r['variant']:24s} {r['h100']:6.2f} / " + " / ".join(f"{r[k]:6.2f}" for k in RULES))
+    rows = {r["variant"]: r for r in table_banks(doc=doc)}
+    _banks_grid(rows)
+    _banks_periods(rows)
     for k in RULES:
-        err = np.array([abs(r[k] / r["h100"] - 1) for r in rows])
+        err = np.array([abs(r[k] / r["h100"] - 1) for r in rows.values()])
         print(f"{k}: {int((err < 0.05).sum())} of {len(rows)} within 5 % (median {100 * np.median(err):.1f} %)")
     return 0
 
