@@ -26,7 +26,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from gap_stall import CUBIN, FFMA, HOG_TRIPS, KERNEL, LOP3, N, REPEATS, _loops  # noqa: E402
+from gap_stall import CUBIN, FFMA, HOG_TRIPS, KERNEL, LOP3, N, REPEATS, _loops, launch  # noqa: E402
 from gap_stall import patch as patch_control  # noqa: E402
 from ifetch import TRIPS, runs_of  # noqa: E402
 from probe import cli, code_section, kernels_sass, save_raw, summarise_raw  # noqa: E402
@@ -82,7 +82,6 @@ def patch(cubin: bytes, stall: int, probe_yields: bool, hog_every: int, hog_form
 
 
 def device(out: Path) -> int:
-    import cupy as cp
     from ifetch import Launcher
     out.mkdir(parents=True, exist_ok=True)
     plain = CUBIN.read_bytes()
@@ -94,10 +93,7 @@ def device(out: Path) -> int:
         for rep in range(REPEATS):
             alone = (v[1] and v[0] == 2 and v[4] == "lop") or (not v[1] and v[0] == 3 and v[2] not in HOG_YIELDS)
             for trips in ((TRIPS, 0) if alone else (TRIPS,)):  # the hog alone once a form and period
-                got = go.run(KERNEL, 5, (cp.int32(trips), cp.int32(HOG_TRIPS), cp.float32(1.0), cp.float32(0.0)),
-                             {"probe": 0, "hog": 1})
-                rows.append({"variant": name, "probe_runs": trips > 0, "repeat": rep, "smid": got["smid"],
-                             "probe": got["stamps"]["probe"], "hog_clocks": got["stamps"]["hog"][:2]})
+                rows.append({"variant": name, "probe_runs": trips > 0, "repeat": rep, **launch(go, trips, HOG_TRIPS)})
         path.unlink()
         save_raw(out, "gap_bank", rows)
     return 0

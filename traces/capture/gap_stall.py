@@ -100,8 +100,16 @@ def patch(cubin: bytes, stall: int, probe_yields: bool, hog_every: int) -> bytes
     return bytes(out)
 
 
-def device(out: Path) -> int:
+def launch(go, probe_trips: int, hog_trips: int) -> dict:
+    """One launch of the kernel's 5 warps (``ifetch.Launcher`` ``go``): the SM, the probe's trip clocks (row 0)
+    and the hog's first and last (row 1)."""
     import cupy as cp
+    got = go.run(KERNEL, 5, (cp.int32(probe_trips), cp.int32(hog_trips), cp.float32(1.0), cp.float32(0.0)),
+                 {"probe": 0, "hog": 1})
+    return {"smid": got["smid"], "probe": got["stamps"]["probe"], "hog_clocks": got["stamps"]["hog"][:2]}
+
+
+def device(out: Path) -> int:
     from ifetch import Launcher
     out.mkdir(parents=True, exist_ok=True)
     plain = CUBIN.read_bytes()
@@ -109,14 +117,10 @@ def device(out: Path) -> int:
     for name, (s, y, h) in variants().items():
         path = out / f"gap_stall_{name}.cubin"
         path.write_bytes(patch(plain, s, y, h))
-        go = Launcher(path, 2)  # row 0: the probe's trip clocks; row 1: the hog's first and last
-        args = (cp.int32(TRIPS),)
+        go = Launcher(path, 2)
         for rep in range(REPEATS):
             for hog in ((0, HOG_TRIPS) if h == 0 else (HOG_TRIPS,)):  # alone once a probe copy
-                got = go.run(KERNEL, 5, args + (cp.int32(hog), cp.float32(1.0), cp.float32(0.0)),
-                             {"probe": 0, "hog": 1})
-                rows.append({"variant": name, "hog": hog > 0, "repeat": rep, "smid": got["smid"],
-                             "probe": got["stamps"]["probe"], "hog_clocks": got["stamps"]["hog"][:2]})
+                rows.append({"variant": name, "hog": hog > 0, "repeat": rep, **launch(go, TRIPS, hog)})
         path.unlink()
         save_raw(out, "gap_stall", rows)
     return 0
