@@ -53,8 +53,8 @@ cycle by cycle, with the table's ``emulated["sass"]`` entry:
   operands (``Loop(..., operands)``, ``sass_profile.trip_operands``), an instruction issues only when the banks
   (register number mod 2) of the registers it reads are free, and holds each one cycle a register it reads
   there; an operand flagged ``.reuse`` is served from the sub-partition's reuse cache to the same warp's
-  instructions among the next :data:`REUSE_SPAN` the sub-partition issues, in the same operand slot. With
-  ``bank_freeze`` an FMA-pipe instruction that reads more than one register from a bank stops the stall counts
+  instructions among the next :data:`REUSE_SPAN` the sub-partition issues that read a register, in the same
+  operand slot. With ``bank_freeze`` an FMA-pipe instruction that reads more than one register from a bank stops the stall counts
   of the sub-partition's other warps for each cycle past the first it reads there (``_freeze``;
   ``traces/h100/regbank_slack.json``, ``warpsim.timing.ifetch --slack``; the ALU's do not,
   ``traces/h100/regbank_alu.json``).
@@ -105,7 +105,8 @@ HOLD_TO, HOLDER = 6, 7
 BANK0, BANK1 = 8, 9
 #: operand slots an instruction's register operands are kept in (``banks``: the reuse cache has one a slot)
 SLOTS = 4
-#: the instructions after one that flags an operand for reuse that the cache serves it to (``banks``)
+#: the instructions after one that flags an operand for reuse that the cache serves it to (``banks``), counting
+#: those of the sub-partition that read a general register
 REUSE_SPAN = 2
 #: a run whose every warp has run the same trip (cycles, L1 counts, the store and fill queues as it ends) this many
 #: times over, and has ended one lately, is taken as periodic: its later trips are the last one again
@@ -898,7 +899,7 @@ def _freeze(w, s, t, extra, sp_of, nxt, plain, done, want):
 def _cached(i, w, s, slot, rk, rc):
     """Whether the reuse cache of sub-partition s holds operand ``slot`` of warp w's instruction i: the register
     was read with the reuse flag in that slot by one of the last :data:`REUSE_SPAN` instructions the
-    sub-partition issued, and by w."""
+    sub-partition issued that read a register, and by w."""
     return rc[s, slot, 0] == rk[i, slot, 0] and rc[s, slot, 1] == w and rc[s, SLOTS, 0] - rc[s, slot, 2] <= REUSE_SPAN
 
 
@@ -928,11 +929,17 @@ def _bank_reads(i, w, s, rk, rc):
 @njit(cache=True)
 def _reuse(i, w, s, rk, rc):
     """The reuse cache after warp w's instruction i issued on sub-partition s: a slot whose operand has the reuse
-    flag keeps it for w from this instruction on (``rc[s, SLOTS, 0]`` counts the sub-partition's issues)."""
+    flag keeps it for w from this instruction on (``rc[s, SLOTS, 0]`` counts the sub-partition's issues that read
+    a general register: ``traces/h100/gap_bank.json``'s hog runs as fast with its FFMA's R4 flagged for reuse as
+    without the conflict, a UIADD3 and a yielding FFMA between a flag and its use)."""
+    reads = False
     for slot in range(SLOTS):
-        if rk[i, slot, 0] >= 0 and rk[i, slot, 2] == 1:
-            rc[s, slot, 0], rc[s, slot, 1], rc[s, slot, 2] = rk[i, slot, 0], w, rc[s, SLOTS, 0]
-    rc[s, SLOTS, 0] += 1
+        if rk[i, slot, 0] >= 0:
+            reads = True
+            if rk[i, slot, 2] == 1:
+                rc[s, slot, 0], rc[s, slot, 1], rc[s, slot, 2] = rk[i, slot, 0], w, rc[s, SLOTS, 0]
+    if reads:  # an instruction that reads no general register (UIADD3, BRA, CS2R) does not count
+        rc[s, SLOTS, 0] += 1
 
 
 @njit(cache=True)
