@@ -29,13 +29,12 @@ sys.path.insert(0, str(HERE))
 from gap_stall import CUBIN, FFMA, HOG_TRIPS, KERNEL, LOP3, N, REPEATS, _loops, launch  # noqa: E402
 from gap_stall import patch as patch_control  # noqa: E402
 from ifetch import TRIPS, runs_of  # noqa: E402
-from probe import cli, code_section, kernels_sass, save_raw, summarise_raw  # noqa: E402
+from probe import REUSE_BITS, cli, code_section, kernels_sass, save_raw, summarise_raw, with_sources  # noqa: E402
 
 STALLS = (2, 3, 4, 6)
 HOG_YIELDS = (4, 16)
 HOG_FORMS = ("reuse", "conflict", "free")
 CHAIN_FORMS = ("lop", "lopfree")
-REUSE_BITS = 0xF << 58  # the high word's operand-reuse bits (a, b, c, ...)
 
 
 PERIOD_STALLS = (3, 4, 5)
@@ -57,26 +56,18 @@ def variants() -> dict:
     return {_name(*v): v for v in grid}
 
 
-def _rb(lo: int, reg: int) -> int:
-    return lo & ~(0xFF << 32) | (reg << 32)
-
-
-def _rc(hi: int, reg: int) -> int:
-    return hi & ~0xFF | reg
-
-
 def patch(cubin: bytes, stall: int, probe_yields: bool, hog_every: int, hog_form: str, chain_form: str) -> bytes:
     """``gap_stall.patch``'s copy with the hog's FFMA and the chain's LOP3 in the operand forms named."""
     out = bytearray(patch_control(cubin, stall, probe_yields, hog_every))
     base, size = code_section(cubin, KERNEL)
     for a in range(base, base + size, 16):
         lo, hi = struct.unpack_from("<QQ", out, a)
-        if lo & 0xFFF == FFMA and hog_form != "reuse":
+        if lo & 0xFFF == FFMA and hog_form == "conflict":
             hi &= ~REUSE_BITS
-            if hog_form == "free":
-                lo, hi = _rb(lo, 7), _rc(hi, 7)
+        elif lo & 0xFFF == FFMA and hog_form == "free":
+            lo, hi = with_sources(lo, hi, 7, 7)
         elif lo & 0xFFF == LOP3 and (lo >> 16) & 0xFF == (lo >> 24) & 0xFF and chain_form == "lopfree":
-            hi = _rc(hi & ~REUSE_BITS, (lo >> 32) & 0xFF)
+            lo, hi = with_sources(lo, hi, (lo >> 32) & 0xFF, (lo >> 32) & 0xFF)
         struct.pack_into("<QQ", out, a, lo, hi)
     return bytes(out)
 
@@ -121,8 +112,9 @@ def summarise(out: Path) -> int:
            "at each trip; warp 0 the hog, 6000 trips of 64 FFMA) in copies patched in the binary: the probe's stall "
            "count 2/3/4/6, yielding (y) or not (n); the hog's FFMA yielding every 4th / 16th (h4, h16); the hog's "
            "FFMA as built (reuse: Rd, Rd, R4.reuse, R5.reuse), without reuse bits (conflict) or Rd, Rd, R7, R7 "
-           "(free); the chain's LOP3 as built (lop: R9, R9, R2, R3) or R9, R9, R2, R2 (lopfree); also chains at stall 3-5 "
-           "that keep the turn beside a hog yielding every 2nd-32nd FFMA or never (h0), free/lopfree or reuse/lop. "
+           "(free); the chain's LOP3 as built (lop: R9, R9, R2, R3) or R9, R9, R2, R2 (lopfree); "
+           "also chains at stall 3-5 that keep the turn beside a hog yielding every 2nd-32nd FFMA or never (h0), "
+           "free/lopfree or reuse/lop. "
            f"{REPEATS} repeats; rows with probe_runs false ran the hog alone")
     return summarise_raw(out, "gap_bank", how, "(gap_stall.json's source)",
                          {"steps": N, "probe_trips": TRIPS, "hog_trips": HOG_TRIPS,

@@ -52,15 +52,25 @@ def code_offset(cubin: bytes, fn: str) -> int:
     return code_section(cubin, fn)[0]
 
 
+#: an sm_90 instruction's operand-reuse bits (122-125) in its high word
+REUSE_BITS = 0xF << 58
+
+
 def with_control(hi: int, stall: int | None = None, yields: bool | None = None) -> int:
     """An sm_90 instruction's high word (bits 64-127) with its stall count (bits 105-108) set to ``stall``
     and its yield flag set as ``yields`` says (None: left as is). Yielding clears the no-yield bit (109) and the
-    operand-reuse bits (122-125) with it: nvdisasm rejects a yielding instruction that keeps them."""
+    operand-reuse bits (:data:`REUSE_BITS`) with it: nvdisasm rejects a yielding instruction that keeps them."""
     if stall is not None:
         hi = hi & ~(0xF << 41) | (stall << 41)
     if yields is not None:
-        hi = hi & ~(1 << 45) & ~(0xF << 58) if yields else hi | (1 << 45)
+        hi = hi & ~(1 << 45) & ~REUSE_BITS if yields else hi | (1 << 45)
     return hi
+
+
+def with_sources(lo: int, hi: int, b: int, c: int) -> tuple[int, int]:
+    """An sm_90 three-register instruction's words (``op Rd, Ra, Rb, Rc``: FFMA, LOP3.LUT) reading ``Rb`` (bits
+    32-39) and ``Rc`` (bits 64-71) instead, its operand-reuse bits cleared."""
+    return lo & ~(0xFF << 32) | (b << 32), hi & ~0xFF & ~REUSE_BITS | c
 
 
 def kernels_sass(cubin: Path) -> dict:

@@ -26,7 +26,8 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from branch_fetch import kernel_source  # noqa: E402
 from ifetch import TRIPS, Launcher, loops_of  # noqa: E402
-from probe import BUILD, builder, cli, code_section, kernels_sass, save_raw, summarise_raw, with_control  # noqa: E402
+from probe import (BUILD, builder, cli, code_section, kernels_sass, save_raw, summarise_raw, with_control,  # noqa: E402
+                   with_sources)
 
 N = 264
 #: the loops: kernel -> its chains (one: an FFMA every 4 cycles a warp; two: every 2)
@@ -72,8 +73,7 @@ def patch(cubin: bytes, kernel: str, b: int, c: int, stall: int | None = None, o
         lo, hi = struct.unpack_from("<QQ", out, a)
         if lo & 0xFFF == opcode and (lo >> 16) & 0xFF == (lo >> 24) & 0xFF \
                 and ((lo >> 32) & 0xFF, hi & 0xFF) == COMPILED:
-            lo = lo & ~(0xFF << 32) | (b << 32)
-            hi = hi & ~0xFF & ~(0xF << 58) | c
+            lo, hi = with_sources(lo, hi, b, c)
             if stall is not None and (hi >> 41) & 0xF == LATENCY:  # a step that waits for the one before
                 hi = with_control(hi, stall)
             struct.pack_into("<QQ", out, a, lo, hi)

@@ -53,7 +53,6 @@ from warpsim.timing import measurement, sass_sim
 
 PATH = os.path.join(os.path.dirname(__file__), "..", "..", "traces", "h100", "gap_stall.json")
 BANKS = os.path.join(os.path.dirname(__file__), "..", "..", "traces", "h100", "gap_bank.json")
-PERIODS = (0, 2, 3, 4, 5, 6, 8, 12, 16, 24, 32)  # gap_bank.json's period set: the hog yielding every n-th FFMA
 STEPS = 264      # the probe's chain steps a trip (the file's loops["steps"])
 PROBE_TRIPS = 8  # the probe's trips, the first not counted (loops["probe_trips"])
 #: the rules :func:`table` sets beside the H100: the table's, and the loop branch as this probe shows it (keeps
@@ -69,13 +68,29 @@ def load(path: str = PATH, kind: str = "gap_stall") -> dict:
     if set(loops.get("loops", ())) != set(loops.get("variants", ())) or not doc["rows"] or \
             (loops.get("steps"), loops.get("probe_trips")) != (STEPS, PROBE_TRIPS):
         raise ValueError(f"{path}: variants without loops, no runs, or not {PROBE_TRIPS} trips of {STEPS} steps")
-    if kind == "gap_bank" and any("probe_operands" not in v or "hog_operands" not in v for v in loops["loops"].values()):
+    if kind == "gap_bank" and any("probe_operands" not in v or "hog_operands" not in v
+                                  for v in loops["loops"].values()):
         raise ValueError(f"{path}: loops without their operands (probe_operands, hog_operands)")
     return doc
 
 
 def load_banks(path: str = BANKS) -> dict:
     return load(path, "gap_bank")
+
+
+def _step(row: dict) -> float:
+    """Cycles a probe step of one launch: the median of its trips after the first."""
+    p = np.asarray(row["probe"][:PROBE_TRIPS + 1], np.int64)
+    return float(np.median(np.diff(p)[1:] / STEPS))
+
+
+def _hog_trip(row: dict, doc: dict) -> float:
+    """Cycles a hog trip of one launch (its first clock to its last, over its trips)."""
+    return (row["hog_clocks"][1] - row["hog_clocks"][0]) / doc["loops"]["hog_trips"]
+
+
+def _medians(runs: dict) -> dict:
+    return {k: float(np.median(v)) for k, v in runs.items()}
 
 
 def measured(doc: dict | None = None) -> tuple[dict, dict]:
@@ -85,12 +100,10 @@ def measured(doc: dict | None = None) -> tuple[dict, dict]:
     steps: dict = {}
     hog: dict = {}
     for r in doc["rows"]:
-        p = np.asarray(r["probe"], np.int64)
-        steps.setdefault((r["variant"], r["hog"]), []).append(float(np.median(np.diff(p)[1:] / STEPS)))
+        steps.setdefault((r["variant"], r["hog"]), []).append(_step(r))
         if r["hog"]:
-            hog.setdefault(r["variant"], []).append((r["hog_clocks"][1] - r["hog_clocks"][0])
-                                                    / doc["loops"]["hog_trips"])
-    return ({k: float(np.median(v)) for k, v in steps.items()}, {k: float(np.median(v)) for k, v in hog.items()})
+            hog.setdefault(r["variant"], []).append(_hog_trip(r, doc))
+    return _medians(steps), _medians(hog)
 
 
 def measured_banks(doc: dict | None = None) -> tuple[dict, dict]:
@@ -101,12 +114,10 @@ def measured_banks(doc: dict | None = None) -> tuple[dict, dict]:
     hog: dict = {}
     for r in doc["rows"]:
         if r["probe_runs"]:
-            p = np.asarray(r["probe"][:PROBE_TRIPS + 1], np.int64)
-            steps.setdefault(r["variant"], []).append(float(np.median(np.diff(p)[1:] / STEPS)))
+            steps.setdefault(r["variant"], []).append(_step(r))
         else:
-            hog.setdefault(r["variant"], []).append((r["hog_clocks"][1] - r["hog_clocks"][0])
-                                                    / doc["loops"]["hog_trips"])
-    return {k: float(np.median(v)) for k, v in steps.items()}, {k: float(np.median(v)) for k, v in hog.items()}
+            hog.setdefault(r["variant"], []).append(_hog_trip(r, doc))
+    return _medians(steps), _medians(hog)
 
 
 def _warps(loops: dict, names: tuple) -> tuple[list, list | None]:
@@ -123,8 +134,9 @@ def replay(variant: str, hog: bool = True, doc: dict | None = None, **options) -
     from warpsim.timing.params_sm90 import TABLE
     names = ("hog", "probe") if hog else ("probe",)
     programs, operands = _warps((doc or load())["loops"]["loops"][variant], names)
-    issued = sass_sim.issue(programs, [0] * len(names), [3000, PROBE_TRIPS][-len(names):], sass_sim.probe_cfg(**options),
-                            TABLE["tensor"], operands=operands)[-1]
+    trips = [3000, PROBE_TRIPS][-len(names):]  # the hog runs past the probe's last trip
+    issued = sass_sim.issue(programs, [0] * len(names), trips, sass_sim.probe_cfg(**options), TABLE["tensor"],
+                            operands=operands)[-1]
     return float(np.median(np.diff(issued[::len(programs[-1])])[1:] / STEPS))
 
 
@@ -132,28 +144,29 @@ def replay_hog(variant: str, doc: dict | None = None, trips: int = 40, **options
     """sass_sim's cycles a trip of the hog of ``variant`` alone (the trips after the first)."""
     from warpsim.timing.params_sm90 import TABLE
     programs, operands = _warps((doc or load())["loops"]["loops"][variant], ("hog",))
-    issued = sass_sim.issue(programs, [0], [trips], sass_sim.probe_cfg(**options), TABLE["tensor"], operands=operands)[0]
+    issued = sass_sim.issue(programs, [0], [trips], sass_sim.probe_cfg(**options), TABLE["tensor"],
+                            operands=operands)[0]
     return float((issued[-1] - issued[len(programs[0]) - 1]) / (trips - 1))
+
+
+def _table(doc: dict, h100: dict, rules: dict | None) -> list[dict]:
+    """Per variant of ``doc``: the H100's cycles a probe step beside the hog (``h100[variant]``) and each rule's."""
+    return [{"variant": v, "h100": h100[v], **{name: replay(v, True, doc, **opts)
+                                               for name, opts in (rules or RULES).items()}}
+            for v in doc["loops"]["variants"]]
 
 
 def table(rules: dict | None = None, doc: dict | None = None) -> list[dict]:
     """Per variant: the H100's cycles a probe step beside the hog and each rule's (``rules``, :data:`RULES`)."""
     doc = doc or load()
     hw, _ = measured(doc)
-    rows = []
-    for v in doc["loops"]["variants"]:
-        row = {"variant": v, "h100": hw[(v, True)]}
-        row.update({name: replay(v, True, doc, **opts) for name, opts in (rules or RULES).items()})
-        rows.append(row)
-    return rows
+    return _table(doc, {v: hw[(v, True)] for v in doc["loops"]["variants"]}, rules)
 
 
 def table_banks(rules: dict | None = None, doc: dict | None = None) -> list[dict]:
     """:func:`table` of ``gap_bank.json`` (the replay with the register banks)."""
     doc = doc or load_banks()
-    hw, _ = measured_banks(doc)
-    return [{"variant": v, "h100": hw[v], **{name: replay(v, True, doc, **opts) for name, opts in (rules or RULES).items()}}
-            for v in doc["loops"]["variants"]]
+    return _table(doc, measured_banks(doc)[0], rules)
 
 
 def _banks_grid(rows: dict) -> None:
@@ -163,17 +176,25 @@ def _banks_grid(rows: dict) -> None:
         for y in "yn":
             for h in (4, 16):
                 got = [rows[f"s{s}{y}_h{h}_{f}"] for f in forms]
-                print(f"  s{s}{y} h{h:<2d} " + "  ".join("/".join(f"{r[k]:.1f}" for k in ("h100", *RULES)) for r in got))
+                cells = ("/".join(f"{r[k]:.1f}" for k in ("h100", *RULES)) for r in got)
+                print(f"  s{s}{y} h{h:<2d} " + "  ".join(cells))
 
 
-def _banks_periods(rows: dict) -> None:
+def periods(doc: dict) -> list[int]:
+    """The hog's yield periods of ``gap_bank.json``'s period set (every n-th FFMA, 0: never): those its stall-5
+    chains ran beside (the grid has no stall 5)."""
+    return sorted({h for s, _y, h, _f, _c in doc["loops"]["variants"].values() if s == 5})
+
+
+def _banks_periods(rows: dict, every: list) -> None:
     print("the period set, cycles a chain step that keeps the turn, by the hog's yield period (every n-th FFMA, "
           "0: never)")
-    print(f"  {'':24s}" + "".join(f"{h:>7d}" for h in PERIODS))
+    print(f"  {'':24s}" + "".join(f"{h:>7d}" for h in every))
     for s in (3, 4, 5):
         for form in ("free_lopfree", "reuse_lop"):
             for k in ("h100", *RULES):
-                print(f"  s{s}n {form:12s} {k[:6]:6s} " + "".join(f"{rows[f's{s}n_h{h}_{form}'][k]:7.2f}" for h in PERIODS))
+                cells = (f"{rows[f's{s}n_h{h}_{form}'][k]:7.2f}" for h in every)
+                print(f"  s{s}n {form:12s} {k[:6]:6s} " + "".join(cells))
 
 
 def main_banks() -> int:
@@ -184,7 +205,7 @@ def main_banks() -> int:
         print(f"  {v.split('_', 1)[1].rsplit('_', 1)[0]:14s} {cycles:6.1f} / {replay_hog(v, doc):6.1f}")
     rows = {r["variant"]: r for r in table_banks(doc=doc)}
     _banks_grid(rows)
-    _banks_periods(rows)
+    _banks_periods(rows, periods(doc))
     for k in RULES:
         err = np.array([abs(r[k] / r["h100"] - 1) for r in rows.values()])
         print(f"{k}: {int((err < 0.05).sum())} of {len(rows)} within 5 % (median {100 * np.median(err):.1f} %)")

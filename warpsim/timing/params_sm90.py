@@ -454,9 +454,10 @@ TABLE = {
             # one warp with 2 / 3 / 4 warps and three registers of one bank), but two warps asking exactly the
             # bank's rate lose one cycle in four more (1.256x), which the model does not have; an operand flagged
             # .reuse is served to the warp's instructions among the sub-partition's next two that read a register
-            # (sass_sim.REUSE_SPAN, fitted to the two-chain runs; counting only those since gap_bank.json). The replay of the 60 runs within 3 % but those. One warp's trips come
-            # right with it (T/sp_e4m3_k64_f32:ilp1 995 cycles, the H100 997, 970 without; dense_s4_k64 ILP 4
-            # 12,747 / 12,748). On since 2026-11-27, with a hold of one cycle after an SHFL ("mio_hold" above) and
+            # (sass_sim.REUSE_SPAN, fitted to the two-chain runs; counting only those since gap_bank.json). The
+            # replay of the 60 runs within 3 % but those. One warp's trips come right with it
+            # (T/sp_e4m3_k64_f32:ilp1 995 cycles, the H100 997, 970 without; dense_s4_k64 ILP 4 12,747 / 12,748).
+            # On since 2026-11-27, with a hold of one cycle after an SHFL ("mio_hold" above) and
             # the warps of a sub-partition starting their loops apart ("stagger" below): the emulated table 271 of
             # 276 within 5 % (250 with banks alone; TIMING_FINDINGS.md, the register file's two banks).
             "banks": True,

@@ -54,8 +54,8 @@ cycle by cycle, with the table's ``emulated["sass"]`` entry:
   (register number mod 2) of the registers it reads are free, and holds each one cycle a register it reads
   there; an operand flagged ``.reuse`` is served from the sub-partition's reuse cache to the same warp's
   instructions among the next :data:`REUSE_SPAN` the sub-partition issues that read a register, in the same
-  operand slot. With ``bank_freeze`` an FMA-pipe instruction that reads more than one register from a bank stops the stall counts
-  of the sub-partition's other warps for each cycle past the first it reads there (``_freeze``;
+  operand slot. With ``bank_freeze`` an FMA-pipe instruction that reads more than one register from a bank stops
+  the stall counts of the sub-partition's other warps for each cycle past the first it reads there (``_freeze``;
   ``traces/h100/regbank_slack.json``, ``warpsim.timing.ifetch --slack``; the ALU's do not,
   ``traces/h100/regbank_alu.json``).
 * the L1's options, off by default (``traces/h100/l1_probe.json`` measured the L1 itself; none of them fits its runs
