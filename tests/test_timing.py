@@ -1563,6 +1563,28 @@ def test_sass_sim_skips_idle_cycles_exactly(kernel, options):
         assert all(np.array_equal(x, y) for x, y in zip(jump.l1_counts(pop), step.l1_counts(pop)))
 
 
+def test_sass_sim_remembers_a_run_by_its_inputs():
+    """sass_sim keeps its runs by the content of every input (``_remembered``): a loop built again under the
+    same table gets the run kept (trips, L1 counts and warp states alike, without running), a fresh run of the
+    same inputs gives the same numbers (determinism), and any changed input is a run of its own: a number the
+    table passes as it is (``hold``) or one built into the program arrays (the CALL's redirect)."""
+    from warpsim.timing import sass_sim
+    pop = sass_sim.population(6)
+    sass_sim._RUNS.clear()
+    first = sass_sim.table_loop("sp_s4_k64_ilp4")
+    got, counts, states = first.cycles(pop), first.l1_counts(pop), first.stalls(pop)
+    assert len(sass_sim._RUNS) == 2  # cycles and stalls: two runs (the warp states' account is an input)
+    again = sass_sim.table_loop("sp_s4_k64_ilp4")
+    assert again.cycles(pop) == got and again.stalls(pop)[1].tolist() == states[1].tolist()
+    assert all(np.array_equal(x, y) for x, y in zip(again.l1_counts(pop), counts)) and len(sass_sim._RUNS) == 2
+    sass_sim._RUNS.clear()
+    fresh = sass_sim.table_loop("sp_s4_k64_ilp4")
+    assert fresh.cycles(pop) == got and fresh.stalls(pop)[1].tolist() == states[1].tolist()
+    assert sass_sim.table_loop("sp_s4_k64_ilp4", hold=3).cycles(pop) != got
+    assert sass_sim.table_loop("sp_s4_k64_ilp4", redirect={"CALL": 30}).cycles(pop) != got
+    assert len(sass_sim._RUNS) == 4
+
+
 def test_sass_sim_settled_run_stops():
     """A run whose every warp has repeated one trip (cycles, L1 counts, the store and fill queues)
     sass_sim.SETTLED times, and has ended one lately, is taken as periodic and its later trips as that one: one
