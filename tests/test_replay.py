@@ -45,6 +45,38 @@ def test_cli_exit_2_and_message_on_a_truncated_trace(tmp_path, capsys):
     assert "cut.npz" in capsys.readouterr().err
 
 
+def test_cli_jobs_replays_files_in_workers_with_the_same_results(tmp_path, capsys):
+    """``--jobs 2`` replays the files in two forked workers: the same JSON, file for file and in order, as
+    one at a time; a truncated file among them still exits 2 and names it."""
+    files = [PROGRAMS[0], os.path.join(ROOT, "instruction", "i8_k32__intextreme.npz"),
+             os.path.join(ROOT, "timing", "sp_f16_k16_f32.npz")]
+    got = []
+    for jobs in ("1", "2"):
+        assert cli.main(["replay", "--json", "--jobs", jobs, *files]) == 0
+        got.append(json.loads(capsys.readouterr().out))
+    assert got[0] == got[1] and [r["path"] for r in got[1]] == [os.path.relpath(f) for f in files]
+    bad = tmp_path / "cut.npz"
+    bad.write_bytes(open(files[1], "rb").read()[:5000])
+    assert cli.main(["replay", "--jobs", "2", files[0], str(bad)]) == 2
+    assert "cut.npz" in capsys.readouterr().err
+
+
+def test_cli_jobs_raises_a_workers_error_here(monkeypatch):
+    """An error in a worker that its exception object could not bring back (an __init__ of two arguments)
+    is raised here as a RuntimeError with the worker's traceback, not left hanging."""
+    from warpsim import replay
+
+    class Odd(Exception):
+        def __init__(self, a, b):
+            super().__init__(f"odd {a} {b}")
+
+    def fail(*args, **kwargs):
+        raise Odd(1, 2)
+    monkeypatch.setattr(replay, "replay_file", fail)
+    with pytest.raises(RuntimeError, match="Odd: odd 1 2"):
+        cli.main(["replay", "--jobs", "2", PROGRAMS[0], PROGRAMS[1]])
+
+
 def test_cli_exit_1_on_a_value_mismatch(tmp_path, capsys):
     """A trace whose recorded D was changed (and re-checksummed) must be reported, not forgiven."""
     import numpy as np

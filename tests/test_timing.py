@@ -1585,6 +1585,28 @@ def test_sass_sim_remembers_a_run_by_its_inputs():
     assert len(sass_sim._RUNS) == 4
 
 
+def test_sass_sim_prefetch_runs_in_workers_what_a_run_here_gives():
+    """``sass_sim.prefetch`` runs a loop's populations in forked workers and leaves the loop's caches and the
+    kept runs as running them here would: the same trips, L1 counts and warp states, and a loop built again
+    finds them kept."""
+    from warpsim.timing import sass_sim
+    pops = [sass_sim.population(w) for w in (3, 5, 8)]
+    sass_sim._RUNS.clear()
+    here = sass_sim.table_loop("sp_s4_k64_ilp4")
+    want = [(here.stalls(p), here.cycles(p), here.l1_counts(p))[::-1] for p in pops]  # the account's run first
+    sass_sim._RUNS.clear()
+    there = sass_sim.table_loop("sp_s4_k64_ilp4")
+    sass_sim.prefetch([(there, p, True) for p in pops], processes=2)
+    assert set(there._got) == set(there._stalls) == set(pops) and len(sass_sim._RUNS) == len(pops)
+    for p, (counts, cycles, states) in zip(pops, want):
+        assert there.cycles(p) == cycles
+        assert all(np.array_equal(x, y) for x, y in zip(there.l1_counts(p), counts))
+        assert all(np.array_equal(x, y) for x, y in zip(there.stalls(p), states))
+    again = sass_sim.table_loop("sp_s4_k64_ilp4")
+    assert [again.stalls(p)[1].tolist() for p in pops] == [w[2][1].tolist() for w in want]
+    assert len(sass_sim._RUNS) == len(pops)
+
+
 def test_sass_sim_settled_run_stops():
     """A run whose every warp has repeated one trip (cycles, L1 counts, the store and fill queues)
     sass_sim.SETTLED times, and has ended one lately, is taken as periodic and its later trips as that one: one

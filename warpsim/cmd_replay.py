@@ -7,8 +7,12 @@ trace file is unreadable (truncated, tampered, wrong version).
 """
 from __future__ import annotations
 
+import contextlib
 import json
+import multiprocessing
+import os
 import sys
+import traceback
 
 import numpy as np
 from pathlib import Path
@@ -28,6 +32,33 @@ def _progress(i: int, n: int, path: str) -> None:
         sys.stderr.flush()
 
 
+def _replay_one(job):
+    """One file of :func:`_replayed` (in a worker): ``(file, result, None)``, or ``(file, None, message)`` of
+    the TraceError it raised. Any other error comes back as its traceback's text and is raised here again as
+    a RuntimeError: an exception object may not come back from a worker whole, and one that does not would
+    leave the pool waiting."""
+    f, args = job
+    try:
+        return f, replay.replay_file(f, args.arch, args.max_mismatches, timing=args.timing), None
+    except tracefile.TraceError as err:
+        return f, None, str(err)
+    except Exception:
+        if multiprocessing.current_process().daemon:
+            return f, None, RuntimeError(f"replaying {f} failed in a worker:\n{traceback.format_exc()}")
+        raise
+
+
+def _replayed(files, args):
+    """:func:`_replay_one` of each file in order, ``args.jobs`` files at a time in forked workers
+    (the files are independent; each worker runs its own, the results come back in the files' order)."""
+    jobs = max(1, min(int(getattr(args, "jobs", 1) or 1), len(files)))
+    if jobs == 1 or "fork" not in multiprocessing.get_all_start_methods():
+        yield from map(_replay_one, ((f, args) for f in files))
+        return
+    with multiprocessing.get_context("fork").Pool(jobs) as pool:
+        yield from pool.imap(_replay_one, ((f, args) for f in files))
+
+
 def run(args) -> int:
     paths = args.paths or [str(BUNDLED)]
     files = replay.trace_files(paths)
@@ -35,15 +66,17 @@ def run(args) -> int:
         print(f"no trace files (*.npz) under {', '.join(paths)}", file=sys.stderr)
         return 2
     results = []
-    for i, f in enumerate(files):
-        _progress(i, len(files), f)
-        try:
-            res = replay.replay_file(f, args.arch, args.max_mismatches, timing=args.timing)
-        except tracefile.TraceError as err:
-            print(f"\nerror: {err}", file=sys.stderr)
-            return 2
-        if res is not None:
-            results.append(res)
+    _progress(0, len(files), files[0])
+    with contextlib.closing(_replayed(files, args)) as replayed:  # closed: the workers end with the loop
+        for i, (f, res, err) in enumerate(replayed, start=1):
+            if isinstance(err, Exception):
+                raise err
+            if err is not None:
+                print(f"\nerror: {err}", file=sys.stderr)
+                return 2
+            _progress(i, len(files), f)
+            if res is not None:
+                results.append(res)
     _progress(len(files), len(files), "done")
     if sys.stderr.isatty():
         sys.stderr.write("\n")
@@ -136,6 +169,8 @@ def register(sub) -> None:
     p.add_argument("-v", "--verbose", action="store_true", help="show sample mismatches even for passing forms")
     p.add_argument("--timing", choices=("quick", "all", "off"), default="quick",
                    help="timing traces: a representative subset of configurations (default), all, or none")
+    p.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1,
+                   help="trace files replayed at once, each in a process of its own (default: the CPUs, %(default)s)")
     p.add_argument("--fail-on-timing", action="store_true",
                    help="exit 1 when a timing configuration is outside its 5%% bound")
     p.set_defaults(func=run)

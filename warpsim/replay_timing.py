@@ -77,6 +77,21 @@ class TimingRunner:
         self.params = params or params_for(self.arch)
         self.mod = RawModule(code=tr.ptx, arch=self.arch, timing=True, timing_params=self.params)
 
+    def prefetch(self, configs) -> None:
+        """Run the SASS loops the emulated forms' ``configs`` (``(ilp, warps, reps)``) will ask ``sass_sim``
+        for, with the CTA's warps of each, in parallel (``sass_sim.prefetch``): the replay then finds them run."""
+        cfg = self.params.emulated.get("sass")
+        if not cfg:
+            return
+        from warpsim.timing import sass_profile, sass_sim
+        jobs = []
+        for ilp in sorted({c[0] for c in configs}):
+            prof = sass_profile.lookup(self.mod.get_function(kernel_name(self.tr, ilp)).program, self.params.arch)
+            if prof is not None:
+                loop = sass_sim.profile_loop(prof, cfg, self.params.tensor)
+                jobs += [(loop, sass_sim.population(w)) for i, w, _r in configs if i == ilp]
+        sass_sim.prefetch(jobs)
+
     def run(self, ilp: int, warps: int, reps: int, record: bool = False):
         """Per-warp simulated ``end - start`` cycles (np.int64 array) of one configuration."""
         k = self.mod.get_function(kernel_name(self.tr, ilp))
@@ -129,6 +144,7 @@ def replay_timing(trace, name: str, arch: str | None = None, *, configs="quick",
     # the known misses are those of the sm_90 table against the H100's traces
     h100_table = not fixed_latency and (arch or "sm_90a").startswith("sm_90") and "H100" in str(tr.device.get("name"))
     out = []
+    runner.prefetch(select(tr, configs))
     for ilp, warps, reps in select(tr, configs):
         g = GroupResult(f"{tr.name} ilp{ilp} warps{warps} reps{reps}", instances=1)
         try:

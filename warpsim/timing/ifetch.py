@@ -130,12 +130,14 @@ def replay(doc: dict | None = None, sizes=None, **fetch) -> dict:
     from warpsim.timing.params_sm90 import TABLE
     doc = doc or load()
     cfg = sass_sim.probe_cfg(fetch=fetch)
-    out = {}
+    loops = {}
     for n, chains in sorted({(n, c) for n, c, _p in measured(doc)}):
-        if sizes is not None and n not in sizes:
-            continue
-        lines, code = body(doc, kernel(n, chains))
-        loop = sass_sim.Loop(lines, cfg, TABLE["tensor"], code)
+        if sizes is None or n in sizes:
+            lines, code = body(doc, kernel(n, chains))
+            loops[(n, chains)] = sass_sim.Loop(lines, cfg, TABLE["tensor"], code)
+    sass_sim.prefetch([(loop, pop) for loop in loops.values() for pop in PLACEMENTS.values()])
+    out = {}
+    for (n, chains), loop in loops.items():
         for place, pop in PLACEMENTS.items():
             trip = loop.cycles(pop)
             out[(n, chains, place)] = tuple(float(np.mean([trip[s][i] for s in range(4) if pop[s]]))
@@ -260,6 +262,8 @@ def _replay_copies(measured: dict, loop_of, overrides: dict) -> dict:
                 step = f"{op} 4 "
                 lines = [f"{op} {stall} " + x[len(step):] if x.startswith(step) else x for x in lines]
             loops[(kernel, variant)] = sass_sim.Loop(lines, cfg, TABLE["tensor"], code, measurement.expanded(operands))
+    sass_sim.prefetch([(loops[(k, v)], REGBANK_PLACEMENTS[p]) for k, v, p in measured])
+    for kernel, variant, place in measured:
         out[(kernel, variant, place)] = loops[(kernel, variant)].cycles(REGBANK_PLACEMENTS[place])[0][1]
     return out
 
@@ -304,6 +308,8 @@ def replay_branch(doc: dict | None = None, **fetch) -> dict:
         if kernel_name not in loops:
             lines, code = executed(doc["loops"][kernel_name])
             loops[kernel_name] = sass_sim.Loop(lines, cfg, TABLE["tensor"], code)
+    sass_sim.prefetch([(loops[k], PLACEMENTS[p]) for k, p in measured_branch(doc)])
+    for kernel_name, place in measured_branch(doc):
         out[(kernel_name, place)] = loops[kernel_name].cycles(PLACEMENTS[place])[0][1]
     return out
 

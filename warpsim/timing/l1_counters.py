@@ -96,6 +96,7 @@ def excess(ilp: int, doc: dict | None = None, warps=range(2, 17)) -> dict:
     each of ``warps`` with enough misses."""
     hw = measured(doc=doc)
     loop = _loop(ilp, {"lines": 1 << 17, "stale": 0, "wide": None})
+    sass_sim.prefetch([(loop, sass_sim.population(w)) for w in (1, *warps)])
     one = loop.later(sass_sim.population(1))
     out = {}
     for w in warps:

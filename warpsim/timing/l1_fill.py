@@ -104,13 +104,10 @@ def replay(doc: dict | None = None, kernels=KERNELS, warps=WARPS, l1: dict | Non
     from warpsim.timing.params_sm90 import TABLE
     doc = doc or load()
     cfg = sass_sim.probe_cfg(l1=dict(l1 or {}, **MISS_ALL), **options)
-    out = {}
-    for k in kernels:
-        body = doc["loops"][f"stream_{k}"]["body"]
-        loop = sass_sim.Loop(body, cfg, TABLE["tensor"])
-        for w in warps:
-            out[(k, w)] = loop.later(sass_sim.population(w)) / _trips(body, k)
-    return out
+    loops = {k: sass_sim.Loop(doc["loops"][f"stream_{k}"]["body"], cfg, TABLE["tensor"]) for k in kernels}
+    sass_sim.prefetch([(loop, sass_sim.population(w)) for loop in loops.values() for w in warps])
+    return {(k, w): loop.later(sass_sim.population(w)) / _trips(doc["loops"][f"stream_{k}"]["body"], k)
+            for k, loop in loops.items() for w in warps}
 
 
 def main(argv=None) -> int:

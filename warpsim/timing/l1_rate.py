@@ -61,11 +61,11 @@ def replay(doc: dict | None = None, ops=OPS, **options) -> dict:
     from warpsim.timing.params_sm90 import TABLE
     doc = doc or load()
     cfg = sass_sim.probe_cfg(**options)
+    loops = {op: sass_sim.Loop(doc["loops"][f"rate_{op}"]["body"], cfg, TABLE["tensor"]) for op in ops}
+    sass_sim.prefetch([(loop, _population(p, w)) for loop in loops.values() for p, w in RUNS])
     out = {}
-    for op in ops:
-        body = doc["loops"][f"rate_{op}"]["body"]
-        accesses = sum(1 for x in body if x.split()[0] in ("LDL", "STL", "SHFL"))
-        loop = sass_sim.Loop(body, cfg, TABLE["tensor"])
+    for op, loop in loops.items():
+        accesses = sum(1 for x in doc["loops"][f"rate_{op}"]["body"] if x.split()[0] in ("LDL", "STL", "SHFL"))
         for placement, w in RUNS:
             pop = _population(placement, w)
             trip = loop.cycles(pop)

@@ -88,6 +88,7 @@ def replay(kernel: str, warps, reps: int = 32, l1: dict | None = None, **options
     table with ``l1`` and ``options``: a warp's cycles in each state a trip, over ``reps`` trips (the first
     and ``reps - 1`` later ones)."""
     loop = sass_sim.table_loop(kernel, l1, **options)
+    sass_sim.prefetch([(loop, sass_sim.population(w), True) for w in warps])
     out = {}
     for w in warps:
         first, later = loop.stalls(sass_sim.population(w))
