@@ -424,10 +424,10 @@ def _issue(a, c, sp_of, first, stop, start, want, frame_lines, lines, log=None, 
     return _remembered(_run, args, (log, counts, stalls))
 
 
-#: runs kept by :func:`_remembered` (most recent last) and how many at most; runs whose issue log is larger
-#: than ``RUNS_LOG_MAX`` numbers are not kept
+#: runs kept by :func:`_remembered` (most recent last) and how many at most; runs whose filled arrays (an issue
+#: log) hold more than ``RUNS_LOG_MAX`` numbers are not kept (at most 1,024 x 512 KB)
 _RUNS: OrderedDict = OrderedDict()
-RUNS_MAX, RUNS_LOG_MAX = 1024, 1 << 20
+RUNS_MAX, RUNS_LOG_MAX = 1024, 1 << 16
 
 
 def _remembered(run, args: tuple, filled: tuple):
