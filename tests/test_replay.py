@@ -77,6 +77,30 @@ def test_cli_jobs_raises_a_workers_error_here(monkeypatch):
         cli.main(["replay", "--jobs", "2", PROGRAMS[0], PROGRAMS[1]])
 
 
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_cli_a_warpsim_error_exits_1_with_its_message_in_either_mode(monkeypatch, capsys, jobs):
+    """An error warpsim raises on purpose (a PtxError, whose __init__ takes a location) while replaying: exit
+    status 1 and its message, whether the file was replayed here or in a worker."""
+    from isa.errors import PtxError
+    from warpsim import replay
+
+    def fail(*args, **kwargs):
+        raise PtxError(None, "the kernel's PTX is bad", "a valid PTX")
+    monkeypatch.setattr(replay, "replay_file", fail)
+    assert cli.main(["replay", "--jobs", jobs, PROGRAMS[0], PROGRAMS[1]]) == 1
+    assert "the kernel's PTX is bad" in capsys.readouterr().err
+
+
+def test_timing_replay_reports_a_bad_configuration_and_goes_on():
+    """A configuration the trace has no kernel for is an error row; the prefetch of the SASS loops before the
+    configurations run does not stop the others."""
+    from warpsim.replay_timing import replay_timing
+
+    path = os.path.join(ROOT, "timing", "sp_s4_k64.npz")
+    bad, good = replay_timing(path, "sp_s4_k64", configs=[(99, 1, 4), (1, 1, 4)])
+    assert bad.error and not good.error and abs(good.simulated_cycles / good.measured_cycles - 1) < 0.05
+
+
 def test_cli_exit_1_on_a_value_mismatch(tmp_path, capsys):
     """A trace whose recorded D was changed (and re-checksummed) must be reported, not forgiven."""
     import numpy as np

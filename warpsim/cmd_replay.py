@@ -9,15 +9,14 @@ from __future__ import annotations
 
 import contextlib
 import json
-import multiprocessing
 import os
 import sys
-import traceback
 
 import numpy as np
 from pathlib import Path
 
-from warpsim import replay, tracefile
+from isa.errors import WarpsimError
+from warpsim import parallel, replay, tracefile
 from warpsim.replay_timing import ACCEL_SIM_LATENCY
 from warpsim.timing import known
 
@@ -33,30 +32,16 @@ def _progress(i: int, n: int, path: str) -> None:
 
 
 def _replay_one(job):
-    """One file of :func:`_replayed` (in a worker): ``(file, result, None)``, or ``(file, None, message)`` of
-    the TraceError it raised. Any other error comes back as its traceback's text and is raised here again as
-    a RuntimeError: an exception object may not come back from a worker whole, and one that does not would
-    leave the pool waiting."""
+    """One file of :func:`run` (in a worker or here): ``(file, result, None)``; ``(file, None, message)`` for a
+    file that cannot be read (TraceError); ``(file, None, WarpsimError)`` for another error warpsim raises on
+    purpose, its message kept (its own class may not come back from a worker)."""
     f, args = job
     try:
         return f, replay.replay_file(f, args.arch, args.max_mismatches, timing=args.timing), None
     except tracefile.TraceError as err:
         return f, None, str(err)
-    except Exception:
-        if multiprocessing.current_process().daemon:
-            return f, None, RuntimeError(f"replaying {f} failed in a worker:\n{traceback.format_exc()}")
-        raise
-
-
-def _replayed(files, args):
-    """:func:`_replay_one` of each file in order, ``args.jobs`` files at a time in forked workers
-    (the files are independent; each worker runs its own, the results come back in the files' order)."""
-    jobs = max(1, min(int(getattr(args, "jobs", 1) or 1), len(files)))
-    if jobs == 1 or "fork" not in multiprocessing.get_all_start_methods():
-        yield from map(_replay_one, ((f, args) for f in files))
-        return
-    with multiprocessing.get_context("fork").Pool(jobs) as pool:
-        yield from pool.imap(_replay_one, ((f, args) for f in files))
+    except WarpsimError as err:
+        return f, None, WarpsimError(str(err))
 
 
 def run(args) -> int:
@@ -67,14 +52,16 @@ def run(args) -> int:
         return 2
     results = []
     _progress(0, len(files), files[0])
-    with contextlib.closing(_replayed(files, args)) as replayed:  # closed: the workers end with the loop
+    jobs = int(getattr(args, "jobs", 1) or 1)
+    replayed = parallel.fork_map(_replay_one, [(f, args) for f in files], jobs)
+    with contextlib.closing(replayed):  # closed: the workers end with the loop, an early return included
         for i, (f, res, err) in enumerate(replayed, start=1):
             if isinstance(err, Exception):
                 raise err
             if err is not None:
                 print(f"\nerror: {err}", file=sys.stderr)
                 return 2
-            _progress(i, len(files), f)
+            _progress(i, len(files), files[i] if i < len(files) else "done")
             if res is not None:
                 results.append(res)
     _progress(len(files), len(files), "done")

@@ -95,7 +95,7 @@ def excess(ilp: int, doc: dict | None = None, warps=range(2, 17)) -> dict:
     load miss costs a warp on the H100 (the replay's miss-free trip scaled to the H100's one-warp trip), for
     each of ``warps`` with enough misses."""
     hw = measured(doc=doc)
-    loop = _loop(ilp, {"lines": 1 << 17, "stale": 0, "wide": None})
+    loop, warps = _loop(ilp, {"lines": 1 << 17, "stale": 0, "wide": None}), tuple(warps)
     sass_sim.prefetch([(loop, sass_sim.population(w)) for w in (1, *warps)])
     one = loop.later(sass_sim.population(1))
     out = {}

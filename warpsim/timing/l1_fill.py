@@ -105,6 +105,7 @@ def replay(doc: dict | None = None, kernels=KERNELS, warps=WARPS, l1: dict | Non
     doc = doc or load()
     cfg = sass_sim.probe_cfg(l1=dict(l1 or {}, **MISS_ALL), **options)
     loops = {k: sass_sim.Loop(doc["loops"][f"stream_{k}"]["body"], cfg, TABLE["tensor"]) for k in kernels}
+    warps = tuple(warps)
     sass_sim.prefetch([(loop, sass_sim.population(w)) for loop in loops.values() for w in warps])
     return {(k, w): loop.later(sass_sim.population(w)) / _trips(doc["loops"][f"stream_{k}"]["body"], k)
             for k, loop in loops.items() for w in warps}

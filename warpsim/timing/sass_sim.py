@@ -91,8 +91,6 @@ cycle by cycle, with the table's ``emulated["sass"]`` entry:
 from __future__ import annotations
 
 import hashlib
-import multiprocessing
-import os
 from collections import OrderedDict
 from functools import lru_cache
 
@@ -299,35 +297,20 @@ class Loop:
                                  else (0.0, 0.0) for s, n in enumerate(population)]
 
 
-#: the jobs :func:`prefetch` hands its worker processes (set before they fork, read by :func:`_prefetch_job`)
-_JOBS: list = []
-
-
 def prefetch(jobs, processes: int | None = None) -> None:
     """Run ``jobs`` (``(loop, population)`` or ``(loop, population, account)``: :meth:`Loop.cycles`, or with
-    ``account`` :meth:`Loop.stalls`) in parallel, one forked worker per CPU (``processes``, at most the jobs
-    not yet run), into the loops' caches and :func:`_remembered`'s: the same numbers as running them one by
-    one, in a fraction of the time on several cores. Where fork is not available, one process is asked for, or
-    this is itself a worker (``warpsim replay --jobs``), they run here in turn."""
-    global _JOBS
-    todo = list(dict.fromkeys((lp, tuple(pop), bool(acc)) for lp, pop, *rest in jobs
-                              for acc in [rest[0] if rest else False]
-                              if tuple(pop) not in (lp._stalls if acc else lp._got)))
-    procs = min(processes or os.cpu_count() or 1, len(todo))
-    if procs < 2 or multiprocessing.current_process().daemon or "fork" not in multiprocessing.get_all_start_methods():
-        for lp, pop, acc in todo:
-            lp._simulate(pop, account=acc)
-        return
-    _JOBS = todo
-    try:
-        with multiprocessing.get_context("fork").Pool(procs) as pool:
-            done = pool.map(_prefetch_job, range(len(todo)), chunksize=1)
-    finally:
-        _JOBS = []
-    for (lp, pop, acc), result in zip(todo, done):
-        if isinstance(result, str):
-            raise RuntimeError(f"sass_sim run of {pop} failed in a worker:\n{result}")
-        got, counts, stalls, runs = result
+    ``account`` :meth:`Loop.stalls`) in parallel, in forked workers one per CPU (``processes``;
+    ``warpsim.parallel.fork_map``), into the loops' caches and :func:`_remembered`'s: the same numbers as
+    running them one by one (a population asked for with and without ``account`` runs once, accounted, as
+    :meth:`Loop.stalls` then :meth:`Loop.cycles` would), in a fraction of the time on several cores."""
+    from warpsim import parallel
+    want: dict = {}
+    for lp, pop, *acc in jobs:
+        key = (lp, tuple(pop))
+        want[key] = want.get(key, False) or bool(acc and acc[0])
+    todo = [(lp, pop, acc) for (lp, pop), acc in want.items() if pop not in (lp._stalls if acc else lp._got)]
+    for (lp, pop, acc), (got, counts, stalls, runs) in zip(todo, parallel.fork_map(_prefetch_job, todo,
+                                                                                    processes)):
         lp._got[pop], lp._counts[pop] = got, counts
         if acc:
             lp._stalls[pop] = stalls
@@ -337,16 +320,11 @@ def prefetch(jobs, processes: int | None = None) -> None:
         _RUNS.popitem(last=False)
 
 
-def _prefetch_job(i: int):
-    """One job of :func:`prefetch`, in a worker: its results and the runs it added to ``_RUNS``, or the text of
-    the error it raised (an exception object may not come back from a worker whole)."""
-    lp, pop, acc = _JOBS[i]
+def _prefetch_job(job):
+    """One job of :func:`prefetch`: its results and the runs it added to ``_RUNS`` (in a worker, or here)."""
+    lp, pop, acc = job
     before = set(_RUNS)
-    try:
-        lp._simulate(pop, account=acc)
-    except Exception:
-        import traceback
-        return traceback.format_exc()
+    lp._simulate(pop, account=acc)
     return (lp._got[pop], lp._counts[pop], lp._stalls.get(pop) if acc else None,
             [(k, v) for k, v in _RUNS.items() if k not in before])
 
@@ -425,7 +403,7 @@ def _issue(a, c, sp_of, first, stop, start, want, frame_lines, lines, log=None, 
 
 
 #: runs kept by :func:`_remembered` (most recent last) and how many at most; runs whose filled arrays (an issue
-#: log) hold more than ``RUNS_LOG_MAX`` numbers are not kept (at most 1,024 x 512 KB)
+#: log) and trip ends hold more than ``RUNS_LOG_MAX`` numbers are not kept (at most 1,024 x 512 KB)
 _RUNS: OrderedDict = OrderedDict()
 RUNS_MAX, RUNS_LOG_MAX = 1024, 1 << 16
 
@@ -436,7 +414,7 @@ def _remembered(run, args: tuple, filled: tuple):
     log, the L1 counts, the warp states), so a run with equal inputs, byte for byte, is the same run. The
     analyses and the tests replay many loops under the same table again and again; the key is every
     argument's content, so a changed table, array or module constant passed in is a new run."""
-    h = hashlib.blake2b(digest_size=20)
+    h = hashlib.blake2b(run.__qualname__.encode(), digest_size=20)
     for x in args:
         if isinstance(x, np.ndarray):
             h.update(f"{x.dtype.str}{x.shape}".encode())
@@ -451,7 +429,7 @@ def _remembered(run, args: tuple, filled: tuple):
             x[...] = y
         return ends.copy()
     ends = run(*args)
-    if sum(x.size for x in filled) <= RUNS_LOG_MAX:
+    if ends.size + sum(x.size for x in filled) <= RUNS_LOG_MAX:
         _RUNS[key] = (ends.copy(), [x.copy() for x in filled])
         if len(_RUNS) > RUNS_MAX:
             _RUNS.popitem(last=False)

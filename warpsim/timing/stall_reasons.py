@@ -87,7 +87,7 @@ def replay(kernel: str, warps, reps: int = 32, l1: dict | None = None, **options
     """The keys of :func:`measured` for ``kernel`` from ``sass_sim``'s account (``Loop.stalls``) under the
     table with ``l1`` and ``options``: a warp's cycles in each state a trip, over ``reps`` trips (the first
     and ``reps - 1`` later ones)."""
-    loop = sass_sim.table_loop(kernel, l1, **options)
+    loop, warps = sass_sim.table_loop(kernel, l1, **options), tuple(warps)
     sass_sim.prefetch([(loop, sass_sim.population(w), True) for w in warps])
     out = {}
     for w in warps:
