@@ -302,16 +302,14 @@ def replay_branch(doc: dict | None = None, **fetch) -> dict:
     from warpsim.timing.params_sm90 import TABLE
     doc = doc or load_branch()
     cfg = sass_sim.probe_cfg(fetch=fetch)
+    runs = list(measured_branch(doc))
     loops: dict = {}
-    out = {}
-    for kernel_name, place in measured_branch(doc):
+    for kernel_name, _place in runs:
         if kernel_name not in loops:
             lines, code = executed(doc["loops"][kernel_name])
             loops[kernel_name] = sass_sim.Loop(lines, cfg, TABLE["tensor"], code)
-    sass_sim.prefetch([(loops[k], PLACEMENTS[p]) for k, p in measured_branch(doc)])
-    for kernel_name, place in measured_branch(doc):
-        out[(kernel_name, place)] = loops[kernel_name].cycles(PLACEMENTS[place])[0][1]
-    return out
+    sass_sim.prefetch([(loops[k], PLACEMENTS[p]) for k, p in runs])
+    return {(k, p): loops[k].cycles(PLACEMENTS[p])[0][1] for k, p in runs}
 
 
 def branch_table(doc: dict | None = None) -> str:
