@@ -82,7 +82,8 @@ cycle by cycle, with the table's ``emulated["sass"]`` entry:
   ``traces/h100/gap_stall.json``, ``warpsim.timing.gap_stall``). ``yield_bubble``: an instruction with the yield
   flag costs its warp a cycle even alone (``gap_stall.json``). Without ``yield_switch`` the issue is greedy
   (the table before 2026-11-27). ``stagger`` (cycles, 0): the k-th warp of a sub-partition starts the loop
-  k x ``stagger`` cycles after the first (``warpsim.timing.pair_modes``).
+  k x ``stagger`` cycles after the first (``warpsim.timing.pair_modes``); a negative one starts the later warps
+  first (``warpsim.timing.loop_delay``: the H100's pairs lock by which warp leads).
 
 :func:`issue` runs warps with programs of their own on one sub-partition (a microbenchmark's warps).
 ``Loop.stalls`` accounts for every cycle of every warp as Nsight Compute's warp states (:data:`STALLS`), for
@@ -269,6 +270,7 @@ class Loop:
         order = [(s, k) for k in range(max(population)) for s in range(len(population)) if population[s] > k]
         sp_of = np.array([s for s, _ in order], np.int64)
         start = np.array([k for _, k in order], np.int64) * int(self.cfg.get("stagger", 0))
+        start -= start.min()  # a negative stagger: the later warps of a sub-partition start first
         c, a, l1 = self.cfg if settle else dict(self.cfg, settle=False), self.arrays, self.cfg["l1"]
         lines = int(l1["lines"])
         if l1.get("wide") and sum(population) > int(l1["wide"]["warps"]):  # a wider CTA: the driver's carveout

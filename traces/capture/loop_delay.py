@@ -1,0 +1,171 @@
+#!/usr/bin/env python3
+"""The recorded s4 ILP 1 loops started a set number of cycles apart: the phase a pair takes, by its loop-start offset.
+
+    python traces/capture/loop_delay.py --cubins DIR              # ptxas + patch + check (no GPU)
+    python traces/capture/loop_delay.py --device OUT --cubins DIR # on the GPU (CuPy): OUT/loop_delay.json
+
+Two warps of an s4 loop on one sub-partition (warps w and w + 4) run it in phase or out of phase, and which
+follows how far apart they start it (``loop_start_sass.json``); there the offsets were what the launches
+before left, 18-75 cycles in a few clusters. Here they are set. Each recorded timing module
+(kernels/timing_{sp_s4_k64,sp_s4_k128,dense_s4_k64}.ptx) gets, at the top of every kernel, before its operand
+loads: ``bar.sync 0``, then a spin on ``%clock64`` of ``BASE`` cycles for warps 0-3 (8-11) and of D cycles for
+warps 4-7 (12-15), D read from the launch's dynamic shared memory size (``SMEM + D`` bytes, so the L1's
+carveout does not move with D). No branch depends on the warp (a ``selp`` picks the spin's length, the spin's
+branch is ``bra.uni``), so ptxas makes the ILP 1 kernels' code from their first operand load on exactly the
+recorded SASS (checked by disassembly, branch and call targets relative, and at the same offset within a
+128-byte line); the kernels whose code differs are not run. The start clock's CS2R is then moved in the
+binary to after the operand loads, as ``loop_start_sass.py`` does, so each warp's start clock is its loop
+start. Runs: ILP 1 with 5 and 8 warps, D from 0 to ``BASE`` + 400 in steps of 4 cycles, 3 launches of each D
+one after another (as capture.py launches a configuration); one warp, 3 launches. Summarised by
+``python -m warpsim.timing.pair_modes --delay``.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent.parent
+sys.path.insert(0, str(HERE))
+from loop_start import kernels  # noqa: E402
+from loop_start_sass import FORMS, REPS, _Launcher, check, compact, disassemble, patch_kernel  # noqa: E402
+from trips import write_atomic  # noqa: E402
+
+#: the spin of warps 0-3 (cycles); warps 4-7 spin D, so their loops start about D - BASE cycles later
+BASE = 100
+#: dynamic shared memory of every launch besides D (bytes): the carveout is the same for every D
+SMEM = 1024
+DELAYS = tuple(range(0, BASE + 401, 4))
+WARPS = (5, 8)
+LAUNCHES = 3
+#: 0-15 spin instructions pad the added code to a whole number of 128-byte lines
+LINE = 128
+
+
+def prologue(pad: int) -> list[str]:
+    """The added PTX: align the CTA's warps, then spin BASE (warps 0-3) or D cycles (warps 4-7); ``pad``
+    ``nanosleep.u32 0`` before the spin (to keep the recorded code's offset within its lines)."""
+    return (["\t{", "\t.reg .b32 \tdq, wq;", "\t.reg .pred \tpw, ps;", "\t.reg .b64 \tcq, tq, oq;",
+             "\tbar.sync \t0;", "\tmov.u32 \twq, %tid.x;", "\tand.b32 \twq, wq, 128;", "\tsetp.ne.u32 \tpw, wq, 0;",
+             "\tmov.u32 \tdq, %dynamic_smem_size;", f"\tsub.u32 \tdq, dq, {SMEM};", f"\tselp.u32 \tdq, dq, {BASE}, pw;",
+             "\tcvt.u64.u32 \toq, dq;"] + ["\tnanosleep.u32 \t0;"] * pad +
+            ["\tmov.u64 \tcq, %clock64;", "\tadd.s64 \tcq, cq, oq;",
+             "$DLY_SPIN:", "\tmov.u64 \ttq, %clock64;", "\tsetp.lt.u64 \tps, tq, cq;", "\t@ps bra.uni \t$DLY_SPIN;",
+             "\t}", ""])
+
+
+def patch(ptx: str, pad: int = 0) -> str:
+    """Every kernel of a timing module with :func:`prologue` after its register declarations."""
+    head, bodies = kernels(ptx)
+    out = [head]
+    for name, _clk, body in bodies:
+        regs = re.search(r"\t\.reg \.b64 \t%rd<\d+>;\n", body)
+        if not regs:
+            raise ValueError(f"{name}: no .reg .b64 declaration")
+        out.append(body.replace(regs.group(0), regs.group(0) + "\n".join(prologue(pad)), 1))
+    return "".join(out)
+
+
+def _relative(code: list) -> list:
+    """``[(text, ctrl)]`` with branch, call, BSSY and return-address targets relative to the instruction."""
+    pat = r"(BRA|CALL\.REL\.NOINC|BSSY B\d,|MOV R\d+,) 0x([0-9a-f]+)"
+    return [(re.sub(pat, lambda m: f"{m.group(1)} +{int(m.group(2), 16) - x:#x}", t), c) for x, t, c in code]
+
+
+def recorded_from(before: list, after: list) -> tuple[int, int] | None:
+    """The indices of the first LDG in ``before`` (the recorded SASS) and ``after`` (the delayed) if from there on
+    ``after`` is ``before`` (targets relative; trailing NOP / BRA padding aside), else None."""
+    ia = next(i for i, (_, t, _) in enumerate(before) if t.startswith("LDG"))
+    ib = next(i for i, (_, t, _) in enumerate(after) if t.startswith("LDG"))
+    a, b = _relative(before[ia:]), _relative(after[ib:])
+    n = min(len(a), len(b))
+    pad = all(t.startswith(("NOP", "BRA")) for t, _ in a[n:] + b[n:])
+    return (ia, ib) if a[:n] == b[:n] and pad else None
+
+
+def build(folder: Path) -> dict:
+    """The delayed and start-clock-moved cubins of the three s4 timing modules in ``folder``; what was checked."""
+    folder.mkdir(parents=True, exist_ok=True)
+    ptxas = shutil.which("ptxas") or "ptxas"
+    version = subprocess.run([ptxas, "--version"], capture_output=True, text=True).stdout.strip().splitlines()[-1]
+    done = {"ptxas": version, "base": BASE, "smem": SMEM, "kernels": {}}
+    for form in FORMS:
+        orig, delayed = folder / f"{form}.cubin", folder / f"{form}_delay.cubin"
+        subprocess.run([ptxas, "-arch=sm_90a", str(HERE / "kernels" / f"timing_{form}.ptx"), "-o", str(orig)],
+                       check=True)
+        before = disassemble(orig)
+        fn = f"{form}_ilp1"
+        for pad in range(LINE // 16):
+            (folder / f"{form}_delay.ptx").write_text(patch((HERE / "kernels" / f"timing_{form}.ptx").read_text(), pad))
+            subprocess.run([ptxas, "-arch=sm_90a", str(folder / f"{form}_delay.ptx"), "-o", str(delayed)], check=True)
+            after = disassemble(delayed)
+            at = recorded_from(before[fn], after[fn])
+            if at and (after[fn][at[1]][0] - before[fn][at[0]][0]) % LINE == 0:
+                break
+        else:
+            raise RuntimeError(f"{fn}: no padding keeps the recorded SASS at its place in its lines")
+        spin = max(i for i, (_, t, _) in enumerate(after[fn][:at[1]]) if re.match(r"@!?P\d BRA", t))
+        elf = bytearray(delayed.read_bytes())
+        moved = patch_kernel(elf, fn, after[fn][spin + 1:])
+        delayed.write_bytes(bytes(elf))
+        check(fn, after[fn], disassemble(delayed)[fn], moved)
+        done["kernels"][fn] = {"pad": pad, "shift": after[fn][at[1]][0] - before[fn][at[0]][0], **moved,
+                               "same_sass_from_first_load": [fn2 for fn2 in before
+                                                             if recorded_from(before[fn2], after[fn2])]}
+    write_atomic(folder / "build.json", json.dumps(done, indent=1))
+    return done
+
+
+def device(out: Path, folder: Path) -> None:
+    import cupy as cp
+    run = _Launcher(cp)
+    rows = []
+    for form in FORMS:
+        fn = cp.RawModule(path=str(folder / f"{form}_delay.cubin")).get_function(f"{form}_ilp1")
+        inp = run._read(form).arrays["input"]
+        run.inputs[form] = cp.asarray(inp)
+        for w in (1,) + WARPS:
+            for d in (DELAYS if w > 4 else (BASE,)):
+                for rep in range(LAUNCHES):
+                    for buf in (run.start, run.end, run.smid):
+                        buf.fill(0)
+                    fn((1,), (32 * w,), (run.inputs[form], run.start, run.end, run.smid, run.sink, np.int32(REPS)),
+                       shared_mem=SMEM + d)
+                    cp.cuda.runtime.deviceSynchronize()
+                    rows.append({"form": form, "ilp": 1, "warps": w, "delay": d, "repeat": rep,
+                                 **{k: cp.asnumpy(b)[:w].tolist() for k, b in
+                                    (("start", run.start), ("end", run.end), ("smid", run.smid))}})
+        print(form, "done", flush=True)
+    doc = {"how": (__doc__.strip().splitlines()[0] + f" traces/capture/loop_delay.py --device, CuPy {cp.__version__}, "
+                   f"{cp.cuda.runtime.getDeviceProperties(0)['name'].decode()}, reps {REPS}; start = the loop start, "
+                   f"warps 0-3 spin {BASE} cycles and warps 4-7 'delay' cycles after a bar.sync, before their loads"),
+           "base": BASE, "build": json.loads((folder / "build.json").read_text()), "rows": rows}
+    packed = compact(doc)
+    for r, raw in zip(packed["rows"], rows):
+        r["delay"] = raw["delay"]
+    write_atomic(out / "loop_delay.json", json.dumps(packed, separators=(",", ":")))
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--cubins", type=Path, required=True, metavar="DIR")
+    ap.add_argument("--device", type=Path, metavar="OUT")
+    args = ap.parse_args(argv)
+    if args.device:
+        device(args.device, args.cubins)
+    else:
+        for fn, k in build(args.cubins)["kernels"].items():
+            print(f"{fn}: pad {k['pad']}, shift {k['shift']} bytes, CS2R {k['clock_from']:#06x} -> "
+                  f"{k['clock_to']:#06x}; recorded SASS from the first load: {', '.join(k['same_sass_from_first_load'])}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
