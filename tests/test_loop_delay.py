@@ -49,6 +49,24 @@ def test_the_h100_locks_in_phase_only_with_the_older_warp_ahead():
     assert set(loop_delay.locks("dense_s4_k64", 5, doc)) == {9}  # in phase from every offset
 
 
+def test_the_h100_stays_out_of_phase_to_320_cycles_where_the_replay_comes_back():
+    """loop_delay_warm.json (the operands' sectors loaded before the spin: loop starts up to 370 cycles apart):
+    sp_s4_k64's pair locks in phase (+9) from -10 to +60 cycles, 102 apart at 70-100 and 183 apart from 110 to
+    320 (1.380 x one warp), never in phase again; the replay locks in phase again from 250 (about 1.50 x). Launches
+    in which one warp started its loop only after the other had ended theirs are no pairs."""
+    doc = loop_delay.load(loop_delay.WARM)
+    k64 = loop_delay.pairs("sp_s4_k64", 5, doc)
+    assert 380 <= len(k64) < 402  # a few launches had a warp start after the others ended
+    assert all(5 <= lock <= 12 for off, _, lock in k64 if -10 <= off <= 60)
+    far = [(lock, ratio) for off, ratio, lock in k64 if 110 <= off <= 320]
+    assert len(far) >= 150 and all(lock >= 105 and ratio < 1.41 for lock, ratio in far)
+    assert all(lock <= -95 for off, _, lock in k64 if off <= -20)
+    model = loop_delay.replayed("sp_s4_k64", (140, 262))
+    assert model[140][0] < 1.40 and model[262][0] > 1.45
+    n, k = loop_delay.fit("sp_s4_k64", 5, doc)
+    assert 240 <= n <= 330 and k == len(k64)
+
+
 def test_the_same_offset_does_not_always_give_the_same_lock():
     """At +63 cycles some pairs lock in phase and some out, and with four pairs (8 warps) the in-phase lock
     is reached from -21 to +75 cycles: the loop-start offset is not all that sets the lock."""

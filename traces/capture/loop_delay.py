@@ -17,7 +17,15 @@ recorded SASS (checked by disassembly, branch and call targets relative, and at 
 binary to after the operand loads, as ``loop_start_sass.py`` does, so each warp's start clock is its loop
 start. Runs: ILP 1 with 5 and 8 warps, D from 0 to ``BASE`` + 400 in steps of 4 cycles, 3 launches of each D
 one after another (as capture.py launches a configuration); one warp, 3 launches. Summarised by
-``python -m warpsim.timing.pair_modes --delay``.
+``python -m warpsim.timing.loop_delay``.
+
+    python traces/capture/loop_delay.py --cubins DIR --warm       # the same with the operands' sectors loaded first
+    python traces/capture/loop_delay.py --device OUT --cubins DIR # its runs: OUT/loop_delay_warm.json
+
+The loads return in clusters, so the loop starts land in a few steps rather than at D - BASE. With ``--warm``
+each lane first loads (``ld.global.ca``) the two sectors of the operands it loads later, and the ``bar.sync``
+(its thread count, ``max(ntid.x, v)``, made of the loaded data) waits for them: the operand loads then hit the
+L1 and the loop starts spread from -143 to +370 cycles (D every 2 cycles from 0 to BASE + 300, 2 launches each).
 """
 from __future__ import annotations
 
@@ -49,19 +57,31 @@ LAUNCHES = 3
 LINE = 128
 
 
-def prologue(pad: int) -> list[str]:
+def prologue(pad: int, warm: str | None = None, odd: bool = False) -> list[str]:
     """The added PTX: align the CTA's warps, then spin BASE (warps 0-3) or D cycles (warps 4-7); ``pad``
-    ``nanosleep.u32 0`` before the spin (to keep the recorded code's offset within its lines)."""
-    return (["\t{", "\t.reg .b32 \tdq, wq;", "\t.reg .pred \tpw, ps;", "\t.reg .b64 \tcq, tq, oq;",
-             "\tbar.sync \t0;", "\tmov.u32 \twq, %tid.x;", "\tand.b32 \twq, wq, 128;", "\tsetp.ne.u32 \tpw, wq, 0;",
-             "\tmov.u32 \tdq, %dynamic_smem_size;", f"\tsub.u32 \tdq, dq, {SMEM};", f"\tselp.u32 \tdq, dq, {BASE}, pw;",
-             "\tcvt.u64.u32 \toq, dq;"] + ["\tnanosleep.u32 \t0;"] * pad +
+    ``nanosleep.u32 0`` before the spin (to keep the recorded code's offset within its lines). With ``warm``
+    (the kernel's name) each lane first loads (``ld.global.ca``) the two sectors of the operands it loads later
+    and the spin waits for them, so that every warp's operand loads hit the L1 (``odd``: one instruction more, a
+    ``popc`` of the 0 or 1 those loads leave, for the padding)."""
+    pre = [] if warm is None else [
+        "\t.reg .b32 \tlq, vq, uq;", "\t.reg .b64 \taq;", f"\tld.param.u64 \taq, [{warm}_param_0];",
+        "\tcvta.to.global.u64 \taq, aq;", "\tmov.u32 \tlq, %tid.x;", "\tand.b32 \tlq, lq, 31;",
+        "\tmul.lo.u32 \tlq, lq, 36;", "\tcvt.u64.u32 \toq, lq;", "\tadd.s64 \taq, aq, oq;",
+        "\tld.global.ca.u32 \tvq, [aq];", "\tld.global.ca.u32 \tuq, [aq+32];", "\txor.b32 \tvq, vq, uq;",
+        "\tshr.u32 \tvq, vq, 31;"] + ["\tpopc.b32 \tvq, vq;"] * odd + [
+        "\tmov.u32 \tuq, %ntid.x;", "\tmax.u32 \tuq, uq, vq;"]  # uq: ntid.x, once the loads are back
+    spin = ["\tmov.u32 \twq, %tid.x;", "\tand.b32 \twq, wq, 128;", "\tsetp.ne.u32 \tpw, wq, 0;",
+            "\tmov.u32 \tdq, %dynamic_smem_size;", f"\tsub.u32 \tdq, dq, {SMEM};", f"\tselp.u32 \tdq, dq, {BASE}, pw;"]
+    head = ["\t{", "\t.reg .b32 \tdq, wq;", "\t.reg .pred \tpw, ps;", "\t.reg .b64 \tcq, tq, oq;"]
+    body = head + ["\tbar.sync \t0;"] + spin if warm is None else \
+        head + pre + spin + ["\tadd.u32 \tdq, dq, vq;", "\tbar.sync \t0, uq;"]  # the bar once the loads are back
+    return (body + ["\tcvt.u64.u32 \toq, dq;"] + ["\tnanosleep.u32 \t0;"] * pad +
             ["\tmov.u64 \tcq, %clock64;", "\tadd.s64 \tcq, cq, oq;",
              "$DLY_SPIN:", "\tmov.u64 \ttq, %clock64;", "\tsetp.lt.u64 \tps, tq, cq;", "\t@ps bra.uni \t$DLY_SPIN;",
              "\t}", ""])
 
 
-def patch(ptx: str, pad: int = 0) -> str:
+def patch(ptx: str, pad: int = 0, warm: bool = False, odd: bool = False) -> str:
     """Every kernel of a timing module with :func:`prologue` after its register declarations."""
     head, bodies = kernels(ptx)
     out = [head]
@@ -69,7 +89,7 @@ def patch(ptx: str, pad: int = 0) -> str:
         regs = re.search(r"\t\.reg \.b64 \t%rd<\d+>;\n", body)
         if not regs:
             raise ValueError(f"{name}: no .reg .b64 declaration")
-        out.append(body.replace(regs.group(0), regs.group(0) + "\n".join(prologue(pad)), 1))
+        out.append(body.replace(regs.group(0), regs.group(0) + "\n".join(prologue(pad, name if warm else None, odd)), 1))
     return "".join(out)
 
 
@@ -79,52 +99,65 @@ def _relative(code: list) -> list:
     return [(re.sub(pat, lambda m: f"{m.group(1)} +{int(m.group(2), 16) - x:#x}", t), c) for x, t, c in code]
 
 
-def recorded_from(before: list, after: list) -> tuple[int, int] | None:
-    """The indices of the first LDG in ``before`` (the recorded SASS) and ``after`` (the delayed) if from there on
-    ``after`` is ``before`` (targets relative; trailing NOP / BRA padding aside), else None."""
+def _spin(code: list) -> int:
+    """The index of the added spin's closing branch: the first predicated BRA of a delayed kernel."""
+    return next(i for i, (_, t, _) in enumerate(code) if re.match(r"@!?P\d BRA", t))
+
+
+def recorded_from(before: list, after: list, skip: int = 0) -> tuple[int, int] | None:
+    """The indices of the first LDG in ``before`` (the recorded SASS) and in ``after`` (the delayed) from its
+    instruction ``skip`` on, if from there on ``after`` is ``before`` (targets relative; trailing NOP / BRA
+    padding aside), else None."""
     ia = next(i for i, (_, t, _) in enumerate(before) if t.startswith("LDG"))
-    ib = next(i for i, (_, t, _) in enumerate(after) if t.startswith("LDG"))
+    ib = next(i for i, (_, t, _) in enumerate(after) if t.startswith("LDG") and i >= skip)
     a, b = _relative(before[ia:]), _relative(after[ib:])
     n = min(len(a), len(b))
     pad = all(t.startswith(("NOP", "BRA")) for t, _ in a[n:] + b[n:])
     return (ia, ib) if a[:n] == b[:n] and pad else None
 
 
-def build(folder: Path) -> dict:
-    """The delayed and start-clock-moved cubins of the three s4 timing modules in ``folder``; what was checked."""
+def build(folder: Path, warm: bool = False) -> dict:
+    """The delayed and start-clock-moved cubins of the three s4 timing modules in ``folder`` (``warm``: with the
+    operands' sectors loaded before the spin); what was checked."""
     folder.mkdir(parents=True, exist_ok=True)
     ptxas = shutil.which("ptxas") or "ptxas"
     version = subprocess.run([ptxas, "--version"], capture_output=True, text=True).stdout.strip().splitlines()[-1]
-    done = {"ptxas": version, "base": BASE, "smem": SMEM, "kernels": {}}
+    done = {"ptxas": version, "base": BASE, "smem": SMEM, "warm": warm, "kernels": {}}
     for form in FORMS:
         orig, delayed = folder / f"{form}.cubin", folder / f"{form}_delay.cubin"
         subprocess.run([ptxas, "-arch=sm_90a", str(HERE / "kernels" / f"timing_{form}.ptx"), "-o", str(orig)],
                        check=True)
         before = disassemble(orig)
         fn = f"{form}_ilp1"
-        for pad in range(LINE // 16):
-            (folder / f"{form}_delay.ptx").write_text(patch((HERE / "kernels" / f"timing_{form}.ptx").read_text(), pad))
+        for odd, pad in [(odd, pad) for odd in ((False, True) if warm else (False,)) for pad in range(LINE // 16)]:
+            ptx = patch((HERE / "kernels" / f"timing_{form}.ptx").read_text(), pad, warm, odd)
+            (folder / f"{form}_delay.ptx").write_text(ptx)
             subprocess.run([ptxas, "-arch=sm_90a", str(folder / f"{form}_delay.ptx"), "-o", str(delayed)], check=True)
             after = disassemble(delayed)
-            at = recorded_from(before[fn], after[fn])
+            spin = _spin(after[fn])
+            at = recorded_from(before[fn], after[fn], spin + 1)
             if at and (after[fn][at[1]][0] - before[fn][at[0]][0]) % LINE == 0:
                 break
         else:
             raise RuntimeError(f"{fn}: no padding keeps the recorded SASS at its place in its lines")
-        spin = max(i for i, (_, t, _) in enumerate(after[fn][:at[1]]) if re.match(r"@!?P\d BRA", t))
         elf = bytearray(delayed.read_bytes())
         moved = patch_kernel(elf, fn, after[fn][spin + 1:])
         delayed.write_bytes(bytes(elf))
         check(fn, after[fn], disassemble(delayed)[fn], moved)
-        done["kernels"][fn] = {"pad": pad, "shift": after[fn][at[1]][0] - before[fn][at[0]][0], **moved,
-                               "same_sass_from_first_load": [fn2 for fn2 in before
-                                                             if recorded_from(before[fn2], after[fn2])]}
+        done["kernels"][fn] = {"pad": pad, "odd": odd, "shift": after[fn][at[1]][0] - before[fn][at[0]][0], **moved,
+                               "same_sass_from_first_load": [f for f in before if recorded_from(before[f], after[f],
+                                                                                                  _spin(after[f]) + 1)]}
     write_atomic(folder / "build.json", json.dumps(done, indent=1))
     return done
 
 
 def device(out: Path, folder: Path) -> None:
+    """The runs of the cubins :func:`build` left in ``folder``: ``OUT/loop_delay.json``, or with the warmed
+    kernels ``OUT/loop_delay_warm.json`` (D every 2 cycles from 0 to ``BASE`` + 300, 2 launches each)."""
     import cupy as cp
+    built = json.loads((folder / "build.json").read_text())
+    warm = built.get("warm", False)
+    delays, launches = (tuple(range(0, BASE + 301, 2)), 2) if warm else (DELAYS, LAUNCHES)
     run = _Launcher(cp)
     rows = []
     for form in FORMS:
@@ -132,8 +165,8 @@ def device(out: Path, folder: Path) -> None:
         inp = run._read(form).arrays["input"]
         run.inputs[form] = cp.asarray(inp)
         for w in (1,) + WARPS:
-            for d in (DELAYS if w > 4 else (BASE,)):
-                for rep in range(LAUNCHES):
+            for d in (delays if w > 4 else (BASE,)):
+                for rep in range(launches):
                     for buf in (run.start, run.end, run.smid):
                         buf.fill(0)
                     fn((1,), (32 * w,), (run.inputs[form], run.start, run.end, run.smid, run.sink, np.int32(REPS)),
@@ -145,23 +178,25 @@ def device(out: Path, folder: Path) -> None:
         print(form, "done", flush=True)
     doc = {"how": (__doc__.strip().splitlines()[0] + f" traces/capture/loop_delay.py --device, CuPy {cp.__version__}, "
                    f"{cp.cuda.runtime.getDeviceProperties(0)['name'].decode()}, reps {REPS}; start = the loop start, "
-                   f"warps 0-3 spin {BASE} cycles and warps 4-7 'delay' cycles after a bar.sync, before their loads"),
-           "base": BASE, "build": json.loads((folder / "build.json").read_text()), "rows": rows}
+                   f"warps 0-3 spin {BASE} cycles and warps 4-7 'delay' cycles after a bar.sync, before their loads"
+                   + ("; each lane's operand sectors loaded (ld.global.ca) before the bar.sync" if warm else "")),
+           "base": BASE, "build": built, "rows": rows}
     packed = compact(doc)
     for r, raw in zip(packed["rows"], rows):
         r["delay"] = raw["delay"]
-    write_atomic(out / "loop_delay.json", json.dumps(packed, separators=(",", ":")))
+    write_atomic(out / f"loop_delay{'_warm' if warm else ''}.json", json.dumps(packed, separators=(",", ":")))
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cubins", type=Path, required=True, metavar="DIR")
     ap.add_argument("--device", type=Path, metavar="OUT")
+    ap.add_argument("--warm", action="store_true", help="build: load the operands' sectors before the spin")
     args = ap.parse_args(argv)
     if args.device:
         device(args.device, args.cubins)
     else:
-        for fn, k in build(args.cubins)["kernels"].items():
+        for fn, k in build(args.cubins, args.warm)["kernels"].items():
             print(f"{fn}: pad {k['pad']}, shift {k['shift']} bytes, CS2R {k['clock_from']:#06x} -> "
                   f"{k['clock_to']:#06x}; recorded SASS from the first load: {', '.join(k['same_sass_from_first_load'])}")
     return 0

@@ -39,6 +39,8 @@ import numpy as np
 from warpsim.timing import measurement, sass_sim
 
 DATA = os.path.join(os.path.dirname(__file__), "..", "..", "traces", "h100", "loop_delay.json")
+#: the same with every warp's operand sectors loaded before the spin (``loop_delay.py --warm``): offsets to +370
+WARM = os.path.join(os.path.dirname(__file__), "..", "..", "traces", "h100", "loop_delay_warm.json")
 FORMS = ("sp_s4_k64", "sp_s4_k128", "dense_s4_k64")
 TRIPS = 32
 
@@ -75,6 +77,8 @@ def pairs(form: str, warps: int = 5, doc: dict | None = None) -> list:
         s, e = np.array(r["start"], np.int64), np.array(r["end"], np.int64)
         for w in range(min(4, warps - 4)):
             ws = [w, w + 4]
+            if max(s[ws]) >= min(e[ws]):  # one warp's loop started after the other's ended: not a pair
+                continue
             out.append((int(s[w + 4] - s[w]), float(np.mean(e[ws] - s[ws])) / one, int(e[w + 4] - e[w])))
     return out
 
