@@ -34,3 +34,16 @@ def test_fork_map_stopped_early_leaves_no_workers():
     assert next(it)[0] == 0
     it.close()
     assert not multiprocessing.active_children()
+
+
+def test_default_processes_reads_warpsim_processes(monkeypatch):
+    """``WARPSIM_PROCESSES`` sets how many workers run when none is asked for; unset, one per CPU; anything but
+    a whole number from 1 is named."""
+    monkeypatch.delenv("WARPSIM_PROCESSES", raising=False)
+    assert parallel.default_processes() == (os.cpu_count() or 1)
+    monkeypatch.setenv("WARPSIM_PROCESSES", "3")
+    assert parallel.default_processes() == 3
+    for bad in ("0", "two", "-1"):
+        monkeypatch.setenv("WARPSIM_PROCESSES", bad)
+        with pytest.raises(ValueError, match=f"WARPSIM_PROCESSES='{bad}': expected a whole number"):
+            parallel.default_processes()

@@ -32,6 +32,17 @@ class WorkerError(RuntimeError):
         return WorkerError, (self.kind, self.text, self.trace)
 
 
+def default_processes() -> int:
+    """How many workers to use when not told: ``WARPSIM_PROCESSES`` if set (to keep the forked runs of
+    ``sass_sim.prefetch`` to fewer CPUs than the machine has), else one per CPU."""
+    text = os.environ.get("WARPSIM_PROCESSES", "").strip()
+    if not text:
+        return os.cpu_count() or 1
+    if not text.isdigit() or int(text) < 1:
+        raise ValueError(f"WARPSIM_PROCESSES={text!r}: expected a whole number of processes, 1 or more")
+    return int(text)
+
+
 def in_worker() -> bool:
     """Whether this process is a :func:`fork_map` worker."""
     return _IN_WORKER
@@ -43,12 +54,12 @@ def can_fork(processes: int) -> bool:
 
 
 def fork_map(fn, items: list, processes: int | None = None):
-    """``fn(item)`` of each of ``items``, in order (an iterator), ``processes`` at a time (default: one per
-    CPU) in forked workers; here one by one where :func:`can_fork` says no. A job's error is raised here as
+    """``fn(item)`` of each of ``items``, in order (an iterator), ``processes`` at a time (default:
+    :func:`default_processes`) in forked workers; here one by one where :func:`can_fork` says no. A job's error is raised here as
     :class:`WorkerError` (its class, message and traceback), when its result is reached."""
     global _JOBS
     items = list(items)
-    procs = min(processes or os.cpu_count() or 1, len(items))
+    procs = min(processes or default_processes(), len(items))
     if not can_fork(procs):
         yield from map(fn, items)
         return
