@@ -50,10 +50,10 @@ def test_the_h100_locks_in_phase_only_with_the_older_warp_ahead():
 
 
 def test_the_h100_stays_out_of_phase_to_320_cycles_where_the_replay_comes_back():
-    """loop_delay_warm.json (the operands' sectors loaded before the spin: loop starts up to 370 cycles apart):
-    sp_s4_k64's pair locks in phase (+9) from -10 to +60 cycles, 102 apart at 70-100 and 183 apart from 110 to
-    320 (1.380 x one warp), never in phase again; the replay locks in phase again from 250 (about 1.50 x). Launches
-    in which one warp started its loop only after the other had ended theirs are no pairs."""
+    """loop_delay_warm.json (the operands' sectors loaded before the spin: loop starts up to 320 cycles apart
+    with one pair): sp_s4_k64's pair locks in phase (+9) up to +64 cycles and 183 apart from 114 to 320 (1.380 x
+    one warp), never in phase again; the replay locks in phase again from about 240 (1.50 x). Launches in which
+    one warp started its loop only after the other had ended theirs are no pairs."""
     doc = loop_delay.load(loop_delay.WARM)
     k64 = loop_delay.pairs("sp_s4_k64", 5, doc)
     assert 380 <= len(k64) < 402  # a few launches had a warp start after the others ended
@@ -121,6 +121,13 @@ def test_the_capture_keeps_the_recorded_code_and_the_file_says_so():
     assert cap.recorded_from(code, after) == (7, 23)
     after[40] = (after[40][0], "IADD3 R1, R1, 0x1, RZ", after[40][2])
     assert cap.recorded_from(code, after) is None
+    k128 = open(os.path.join(HERE, "..", "traces", "capture", "kernels", "timing_sp_s4_k128.ptx")).read()
+    warm = cap.patch(k128, warm=True)  # 13 words a lane: a word of each of its sectors first, the bar after them
+    assert cap.warm_offsets(52) == [0, 32, 48] and cap.warm_offsets(36) == [0, 32] and cap.warm_offsets(40) == [0, 32, 36]
+    assert warm.count("ld.global.ca.u32 \twq, [aq+48];") == 8 and warm.count("bar.sync \t0, uq;") == 8
+    assert "mul.lo.u32 \tlq, lq, 52;" in warm
+    for form in loop_delay.FORMS:
+        assert loop_delay.load(loop_delay.WARM)["build"]["kernels"][f"{form}_ilp1"]["shift"] == 384
     build = loop_delay.load()["build"]
     for form in loop_delay.FORMS:
         k = build["kernels"][f"{form}_ilp1"]

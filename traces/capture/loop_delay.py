@@ -13,7 +13,7 @@ warps 4-7 (12-15), D read from the launch's dynamic shared memory size (``SMEM +
 carveout does not move with D). No branch depends on the warp (a ``selp`` picks the spin's length, the spin's
 branch is ``bra.uni``), so ptxas makes the ILP 1 kernels' code from their first operand load on exactly the
 recorded SASS (checked by disassembly, branch and call targets relative, and at the same offset within a
-128-byte line); the kernels whose code differs are not run. The start clock's CS2R is then moved in the
+128-byte line); only the ILP 1 kernels are run (ptxas's code for ILP 4 differs in a few register moves). The start clock's CS2R is then moved in the
 binary to after the operand loads, as ``loop_start_sass.py`` does, so each warp's start clock is its loop
 start. Runs: ILP 1 with 5 and 8 warps, D from 0 to ``BASE`` + 400 in steps of 4 cycles, 3 launches of each D
 one after another (as capture.py launches a configuration); one warp, 3 launches. Summarised by
@@ -23,9 +23,10 @@ one after another (as capture.py launches a configuration); one warp, 3 launches
     python traces/capture/loop_delay.py --device OUT --cubins DIR # its runs: OUT/loop_delay_warm.json
 
 The loads return in clusters, so the loop starts land in a few steps rather than at D - BASE. With ``--warm``
-each lane first loads (``ld.global.ca``) the two sectors of the operands it loads later, and the ``bar.sync``
-(its thread count, ``max(ntid.x, v)``, made of the loaded data) waits for them: the operand loads then hit the
-L1 and the loop starts spread from -143 to +370 cycles (D every 2 cycles from 0 to BASE + 300, 2 launches each).
+each lane first loads (``ld.global.ca``) a word of every sector of the operands it loads later, and the
+``bar.sync`` (its thread count, ``max(ntid.x, v)``, made of the loaded data) waits for them: the operand loads
+then hit the L1 and the loop starts spread over about -150 to +380 cycles (D every 2 cycles from 0 to BASE + 300,
+2 launches each).
 """
 from __future__ import annotations
 
@@ -53,21 +54,41 @@ SMEM = 1024
 DELAYS = tuple(range(0, BASE + 401, 4))
 WARPS = (5, 8)
 LAUNCHES = 3
-#: 0-15 spin instructions pad the added code to a whole number of 128-byte lines
+#: the recorded code moves down by whole 128-byte lines: up to 7 ``nanosleep`` (and with ``--warm`` one ``popc``)
+#: pad the added code
 LINE = 128
 
 
-def prologue(pad: int, warm: str | None = None, odd: bool = False) -> list[str]:
+def operand_span(body: str) -> int:
+    """The bytes of input each lane of a timing kernel loads: its words a lane (``mul.lo.s32 .., lane, N``
+    before the ``mul.wide.u32 .., 4``) times 4."""
+    m = re.search(r"mul\.lo\.s32 \t(%r\d+), %r\d+, (\d+);\n(?:[^\n]*\n){0,3}?\tmul\.wide\.u32 \t%rd\d+, \1, 4;", body)
+    if not m:
+        raise ValueError("no lane * words-a-lane address in the kernel")
+    return 4 * int(m.group(2))
+
+
+def warm_offsets(span: int) -> list[int]:
+    """Byte offsets of the words to load first so that every 32-byte sector of a lane's ``span`` bytes is
+    touched: every 32 bytes, and the last word."""
+    return sorted(set(range(0, span - 3, 32)) | {span - 4})
+
+
+def prologue(pad: int, warm: tuple | None = None, odd: bool = False) -> list[str]:
     """The added PTX: align the CTA's warps, then spin BASE (warps 0-3) or D cycles (warps 4-7); ``pad``
     ``nanosleep.u32 0`` before the spin (to keep the recorded code's offset within its lines). With ``warm``
-    (the kernel's name) each lane first loads (``ld.global.ca``) the two sectors of the operands it loads later
-    and the spin waits for them, so that every warp's operand loads hit the L1 (``odd``: one instruction more, a
-    ``popc`` of the 0 or 1 those loads leave, for the padding)."""
+    (the kernel's name and :func:`operand_span`) each lane first loads (``ld.global.ca``) a word of every sector
+    of the operands it loads later and the spin waits for them, so that every warp's operand loads hit the L1
+    (``odd``: one instruction more, a ``popc`` of the 0 or 1 those loads leave, for the padding)."""
+    name, span = warm or (None, 0)
+    words = [f"\tld.global.ca.u32 \t{r}, [aq+{o}];" for r, o in zip(("vq", "uq", "wq"), warm_offsets(span))]
+    if len(words) > 3:
+        raise ValueError(f"{name}: {span} bytes a lane, more sectors than the three words loaded first")
     pre = [] if warm is None else [
-        "\t.reg .b32 \tlq, vq, uq;", "\t.reg .b64 \taq;", f"\tld.param.u64 \taq, [{warm}_param_0];",
+        "\t.reg .b32 \tlq, vq, uq;", "\t.reg .b64 \taq;", f"\tld.param.u64 \taq, [{name}_param_0];",
         "\tcvta.to.global.u64 \taq, aq;", "\tmov.u32 \tlq, %tid.x;", "\tand.b32 \tlq, lq, 31;",
-        "\tmul.lo.u32 \tlq, lq, 36;", "\tcvt.u64.u32 \toq, lq;", "\tadd.s64 \taq, aq, oq;",
-        "\tld.global.ca.u32 \tvq, [aq];", "\tld.global.ca.u32 \tuq, [aq+32];", "\txor.b32 \tvq, vq, uq;",
+        f"\tmul.lo.u32 \tlq, lq, {span};", "\tcvt.u64.u32 \toq, lq;", "\tadd.s64 \taq, aq, oq;", *words,
+        "\txor.b32 \tvq, vq, uq;", *(["\txor.b32 \tvq, vq, wq;"] if len(words) > 2 else []),
         "\tshr.u32 \tvq, vq, 31;"] + ["\tpopc.b32 \tvq, vq;"] * odd + [
         "\tmov.u32 \tuq, %ntid.x;", "\tmax.u32 \tuq, uq, vq;"]  # uq: ntid.x, once the loads are back
     spin = ["\tmov.u32 \twq, %tid.x;", "\tand.b32 \twq, wq, 128;", "\tsetp.ne.u32 \tpw, wq, 0;",
@@ -89,7 +110,8 @@ def patch(ptx: str, pad: int = 0, warm: bool = False, odd: bool = False) -> str:
         regs = re.search(r"\t\.reg \.b64 \t%rd<\d+>;\n", body)
         if not regs:
             raise ValueError(f"{name}: no .reg .b64 declaration")
-        out.append(body.replace(regs.group(0), regs.group(0) + "\n".join(prologue(pad, name if warm else None, odd)), 1))
+        added = prologue(pad, (name, operand_span(body)) if warm else None, odd)
+        out.append(body.replace(regs.group(0), regs.group(0) + "\n".join(added), 1))
     return "".join(out)
 
 
@@ -119,6 +141,7 @@ def recorded_from(before: list, after: list, skip: int = 0) -> tuple[int, int] |
 def build(folder: Path, warm: bool = False) -> dict:
     """The delayed and start-clock-moved cubins of the three s4 timing modules in ``folder`` (``warm``: with the
     operands' sectors loaded before the spin); what was checked."""
+    from warpsim.timing import sass_profile
     folder.mkdir(parents=True, exist_ok=True)
     ptxas = shutil.which("ptxas") or "ptxas"
     version = subprocess.run([ptxas, "--version"], capture_output=True, text=True).stdout.strip().splitlines()[-1]
@@ -128,6 +151,10 @@ def build(folder: Path, warm: bool = False) -> dict:
         subprocess.run([ptxas, "-arch=sm_90a", str(HERE / "kernels" / f"timing_{form}.ptx"), "-o", str(orig)],
                        check=True)
         before = disassemble(orig)
+        for name, code in before.items():  # the recorded kernels' SASS on file (the driver's JIT output)
+            on_file = REPO / "traces" / "h100" / "sass" / f"timing_{name}.sass"
+            if on_file.exists() and sass_profile.parse_sass(on_file.read_text())[name] != code:
+                raise RuntimeError(f"{name}: ptxas ({version}) does not make the SASS of {on_file}")
         fn = f"{form}_ilp1"
         for odd, pad in [(odd, pad) for odd in ((False, True) if warm else (False,)) for pad in range(LINE // 16)]:
             ptx = patch((HERE / "kernels" / f"timing_{form}.ptx").read_text(), pad, warm, odd)

@@ -5,25 +5,30 @@ the clock before their operand loads (warps 0-3 spin 100 cycles, warps 4-7 spin 
 in the SASS, to after those loads, so each warp's start clock is its loop start; the code from the first load
 on is the recorded SASS (checked by disassembly). Runs of 5 warps (one pair, warps 0 and 4) and 8 (four pairs)
 with D from 0 to 500 cycles, 3 launches each. The loads return in a few clusters, so the loop-start offsets
-(``offset``: warp w + 4's loop start less warp w's) fall between -123 and +159 cycles, not where D puts them.
+(``offset``: warp w + 4's loop start less warp w's) fall between -145 and +155 cycles, not where D puts them.
+``loop_delay_warm.json`` (``--warm``: each lane's operand sectors loaded before the spin, so the operand loads
+hit the L1) reaches further, about -220 to +400.
 
 A pair's ``lock`` is the offset of its end clocks (warp w + 4's less warp w's): after the first trip or two
-it no longer moves, and it takes a few values only. What the H100 shows (5 warps, sp_s4_k64):
+it no longer moves, and it takes a few values only (:func:`locks` rounds them to 3 cycles). What the H100 shows
+(5 warps, sp_s4_k64):
 
-* the locks are +8 cycles (1.529 x one warp, or 1.50-1.52 after some trips elsewhere), +37 (1.476), -102 and
-  +102 (1.394-1.397) and +184 (1.386): in phase only with the older warp (w) ahead;
+* the locks are +9 cycles (1.529 x one warp, or 1.50-1.52 after some trips elsewhere), +36 (1.476), -102 and
+  +102 (1.394-1.397), -183 and +183 (1.380-1.386): in phase only with the older warp (w) ahead;
 * the offset picks the lock by its sign as much as its size: every pair whose younger warp started 10 or more
-  cycles first locks at -102 (out of phase); started -9 to +22 cycles apart, +8; 23-63 apart, +8 or +37 (or
-  +102 at 63); 64 or more, +102 or +184;
-* the same offset does not always give the same lock (at +63: 6 pairs at +102, 18 at +8 or +37), and with 8
+  cycles first locks out of phase (-102, one at -183); started -9 to +22 cycles apart, +9 (103 of 106); 23-63
+  apart, +9 or +36 (or +102 at 63); 64 or more, +102 or +183; in the warmed runs 183 apart from 114 to 320
+  cycles, never in phase again;
+* the same offset does not always give the same lock (at +63: 6 pairs at +102, 18 at +9 or +36), and with 8
   warps (four pairs) the locks spread more at each offset: the offset is not all that sets it.
 
-sp_s4_k128 ILP 1 alike: in phase only at +14 (1.422), out of phase at -82 or +82 (1.371-1.373) or -171.
-dense_s4_k64 ILP 1 is in phase (1.336) at every offset measured.
+sp_s4_k128 ILP 1 alike: in phase only at +15 (1.422), out of phase at -81 or +81 (1.371-1.373), -171 or +231.
+dense_s4_k64 ILP 1 is in phase (+9, 1.336) from -156 to +252 cycles, and faster beyond (+207, 1.280).
 
 sass_sim (the table) has no such asymmetry: two warps of a sub-partition are alike to it but for their turn, so
-its map is mirrored (``replayed``): locked 33 cycles apart (1.507) for offsets -72..+72, 117 apart (1.396)
-beyond, whichever warp leads; it puts 224 of the 378 five-warp pairs within 2 % of the H100's time.
+its map is mirrored (``replayed``): whichever warp leads, locked 33 cycles apart (1.507) for offsets up to 72
+either way, 87 apart (1.396) at 73-117, 160 apart (1.384) at 120-210, and in phase again (1.49-1.50) from
+about 240; it puts 224 of the 378 five-warp pairs within 2 % of the H100's time.
 
     python -m warpsim.timing.loop_delay                 # the H100's locks and the replay's, by offset
     python -m warpsim.timing.loop_delay '{"hold": 2}'   # the replay under table overrides (JSON)
@@ -84,8 +89,8 @@ def pairs(form: str, warps: int = 5, doc: dict | None = None) -> list:
 
 
 def locks(form: str, warps: int = 5, doc: dict | None = None) -> dict:
-    """``{lock: (pairs, median ratio, least offset, greatest offset)}`` of :func:`pairs`, locks a few cycles
-    apart counted as one (rounded to 3 cycles)."""
+    """``{lock: (pairs, median ratio, least offset, greatest offset)}`` of :func:`pairs`, each lock rounded to
+    a multiple of 3 cycles."""
     by = collections.defaultdict(list)
     for off, ratio, lock in pairs(form, warps, doc):
         by[3 * round(lock / 3)].append((off, ratio))
@@ -109,7 +114,7 @@ def fit(form: str = "sp_s4_k64", warps: int = 5, doc: dict | None = None, **over
     """``(pairs whose replay from their own offset is within 2 % of the H100's time, pairs)``."""
     got = pairs(form, warps, doc)
     model = replayed(form, [o for o, _, _ in got], **overrides)
-    return sum(abs(model[o][0] / r - 1) < 0.02 for o, r, _ in got), len(got)
+    return int(sum(abs(model[o][0] / r - 1) < 0.02 for o, r, _ in got)), len(got)
 
 
 def table(form: str, warps: int = 5, doc: dict | None = None, **overrides) -> list[str]:
