@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 HERE = Path(__file__).parent
 #: the files this process runs when the suite splits; every other test file goes to the second process
-FIRST = frozenset({"test_timing.py", "test_timing_memory.py"})
+FIRST = frozenset({"test_timing.py", "test_timing_memory.py", "test_loop_delay.py"})
 #: set in the second process
 ROLE = "WARPSIM_TEST_ROLE"
 #: options under which the suite stays in one process (their state or their terminal is this process's)

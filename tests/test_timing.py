@@ -613,8 +613,9 @@ def test_sass_sim_issues_once_a_cycle_on_each_sub_partition():
         assert later[sass_sim.SELECTED] == warps * len(loop.arrays["pipe"])
 
 
-@pytest.mark.parametrize("kernel,options", [("sp_e4m3_k64_f32_ilp4", {"trips": 8}), ("sp_s4_k64_ilp1", {}),
-                                            ("dense_s4_k64_ilp4", {"yield_switch": True, "hold": 2, "stagger": 60}),
+@pytest.mark.parametrize("kernel,options", [("sp_e4m3_k64_f32_ilp4", {"trips": 8}), ("sp_s4_k64_ilp1", {"trips": 8}),
+                                            ("dense_s4_k64_ilp4", {"yield_switch": True, "hold": 2, "stagger": 60,
+                                                                   "trips": 8}),
                                             ("dense_e4m3_k32_f32_ilp1", {"trips": 6})])
 def test_sass_sim_skips_idle_cycles_exactly(kernel, options):
     """sass_sim jumps over the cycles in which no warp can issue (to the first at which one of the times that
