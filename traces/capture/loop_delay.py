@@ -33,7 +33,6 @@ from __future__ import annotations
 import argparse
 import json
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -44,7 +43,8 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 sys.path.insert(0, str(HERE))
 from loop_start import kernels  # noqa: E402
-from loop_start_sass import FORMS, REPS, _Launcher, check, compact, disassemble, patch_kernel  # noqa: E402
+from loop_start_sass import (FORMS, REPS, _Launcher, check, compact, disassemble, patch_kernel, ptxas_version,  # noqa: E402
+                             recorded_cubin)
 from trips import write_atomic  # noqa: E402
 
 #: the spin of warps 0-3 (cycles); warps 4-7 spin D, so their loops start about D - BASE cycles later
@@ -141,20 +141,12 @@ def recorded_from(before: list, after: list, skip: int = 0) -> tuple[int, int] |
 def build(folder: Path, warm: bool = False) -> dict:
     """The delayed and start-clock-moved cubins of the three s4 timing modules in ``folder`` (``warm``: with the
     operands' sectors loaded before the spin); what was checked."""
-    from warpsim.timing import sass_profile
     folder.mkdir(parents=True, exist_ok=True)
-    ptxas = shutil.which("ptxas") or "ptxas"
-    version = subprocess.run([ptxas, "--version"], capture_output=True, text=True).stdout.strip().splitlines()[-1]
+    ptxas, version = ptxas_version()
     done = {"ptxas": version, "base": BASE, "smem": SMEM, "warm": warm, "kernels": {}}
     for form in FORMS:
         orig, delayed = folder / f"{form}.cubin", folder / f"{form}_delay.cubin"
-        subprocess.run([ptxas, "-arch=sm_90a", str(HERE / "kernels" / f"timing_{form}.ptx"), "-o", str(orig)],
-                       check=True)
-        before = disassemble(orig)
-        for name, code in before.items():  # the recorded kernels' SASS on file (the driver's JIT output)
-            on_file = REPO / "traces" / "h100" / "sass" / f"timing_{name}.sass"
-            if on_file.exists() and sass_profile.parse_sass(on_file.read_text())[name] != code:
-                raise RuntimeError(f"{name}: ptxas ({version}) does not make the SASS of {on_file}")
+        before = recorded_cubin(form, orig)
         fn = f"{form}_ilp1"
         for odd, pad in [(odd, pad) for odd in ((False, True) if warm else (False,)) for pad in range(LINE // 16)]:
             ptx = patch((HERE / "kernels" / f"timing_{form}.ptx").read_text(), pad, warm, odd)

@@ -112,22 +112,35 @@ def check(fn: str, before: list, after: list, moved: dict) -> None:
         raise RuntimeError(f"{fn}: the patched SASS is not the original with the clock moved: {bad}")
 
 
+def ptxas_version() -> tuple[str, str]:
+    """``(ptxas, its version line)``."""
+    ptxas = shutil.which("ptxas") or "ptxas"
+    return ptxas, subprocess.run([ptxas, "--version"], capture_output=True, text=True).stdout.strip().splitlines()[-1]
+
+
+def recorded_cubin(form: str, cubin: Path) -> dict:
+    """The recorded timing module of ``form`` built by ptxas into ``cubin``; its kernels' SASS
+    (:func:`disassemble`), checked against the recorded kernels' SASS on file (the driver's JIT output)."""
+    from warpsim.timing import sass_profile
+    ptxas, version = ptxas_version()
+    subprocess.run([ptxas, "-arch=sm_90a", str(HERE / "kernels" / f"timing_{form}.ptx"), "-o", str(cubin)],
+                   check=True)
+    before = disassemble(cubin)
+    for fn, code in before.items():
+        on_file = REPO / "traces" / "h100" / "sass" / f"timing_{fn}.sass"
+        if on_file.exists() and sass_profile.parse_sass(on_file.read_text())[fn] != code:
+            raise RuntimeError(f"{fn}: ptxas ({version}) does not make the SASS of {on_file}")
+    return before
+
+
 def build(folder: Path) -> dict:
     """Original and patched cubins of the three s4 timing modules in ``folder``; per kernel what moved."""
-    from warpsim.timing import sass_profile
     folder.mkdir(parents=True, exist_ok=True)
-    ptxas = shutil.which("ptxas") or "ptxas"
-    version = subprocess.run([ptxas, "--version"], capture_output=True, text=True).stdout.strip().splitlines()[-1]
+    ptxas, version = ptxas_version()
     done = {"ptxas": version, "kernels": {}}
     for form in FORMS:
         orig, patched = folder / f"{form}.cubin", folder / f"{form}_loop_start.cubin"
-        subprocess.run([ptxas, "-arch=sm_90a", str(HERE / "kernels" / f"timing_{form}.ptx"), "-o", str(orig)],
-                       check=True)
-        before = disassemble(orig)
-        for fn, code in before.items():  # the recorded kernels' SASS on file (the driver's JIT output)
-            on_file = REPO / "traces" / "h100" / "sass" / f"timing_{fn}.sass"
-            if on_file.exists() and sass_profile.parse_sass(on_file.read_text())[fn] != code:
-                raise RuntimeError(f"{fn}: ptxas ({version}) does not make the SASS of {on_file}")
+        before = recorded_cubin(form, orig)
         elf = bytearray(orig.read_bytes())
         moves = {f"{form}_ilp{i}": patch_kernel(elf, f"{form}_ilp{i}", before[f"{form}_ilp{i}"]) for i in ILPS}
         patched.write_bytes(bytes(elf))
