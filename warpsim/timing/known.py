@@ -35,7 +35,8 @@ CAUSES = {
                      "branch cost a trip of 17,000 moved them by 3-6 points)",
                      "sparse-fp8-ilp-4-with-several-warps-where-the-replay-lands"),
     "icache": Cause("two warps on a sub-partition run in one of two modes, set by the code the launch before "
-                    "left in the SM's instruction caches; the replay sits near the slow one",
+                    "left in the SM's instruction caches and by which warp starts its loop first (loop_delay.json); "
+                    "the replay sits near the slow one",
                     "s4-two-warps-on-a-sub-partition-two-modes"),
 }
 
