@@ -45,7 +45,7 @@ def test_the_h100_locks_in_phase_only_with_the_older_warp_ahead():
     assert all(lock <= -75 for off, _, lock in k128 if off <= -51)
     edge = [lock for off, _, lock in k128 if -50 <= off <= -28]
     assert sum(lock <= -75 for lock in edge) >= 0.8 * len(edge)
-    assert {3 * round(lock / 3) for _, _, lock in k128 if -75 < lock < 75} == {15}
+    assert {loop_delay.rounded(lock) for _, _, lock in k128 if -75 < lock < 75} == {15}
     assert set(loop_delay.locks("dense_s4_k64", 5, doc)) == {9}  # in phase from every offset
 
 
@@ -70,7 +70,7 @@ def test_the_h100_stays_out_of_phase_to_320_cycles_where_the_replay_comes_back()
 def test_the_same_offset_does_not_always_give_the_same_lock():
     """At +63 cycles some pairs lock in phase and some out, and with four pairs (8 warps) the in-phase lock
     is reached from -21 to +75 cycles: the loop-start offset is not all that sets the lock."""
-    at63 = {3 * round(lock / 3) for off, _, lock in loop_delay.pairs("sp_s4_k64", 5) if off == 63}
+    at63 = {loop_delay.rounded(lock) for off, _, lock in loop_delay.pairs("sp_s4_k64", 5) if off == 63}
     assert {9, 102} <= at63
     eight = loop_delay.locks("sp_s4_k64", 8)
     assert eight[9][2] <= -20 and eight[9][3] >= 75

@@ -61,7 +61,8 @@ def run(args) -> int:
             if err is not None:
                 print(f"\nerror: {err}", file=sys.stderr)
                 return 2
-            _progress(i, len(files), files[i] if i < len(files) else "done")
+            if i < len(files):
+                _progress(i, len(files), files[i])
             if res is not None:
                 results.append(res)
     _progress(len(files), len(files), "done")

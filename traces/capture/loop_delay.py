@@ -37,8 +37,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import numpy as np
-
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 sys.path.insert(0, str(HERE))
@@ -181,29 +179,18 @@ def device(out: Path, folder: Path) -> None:
     rows = []
     for form in FORMS:
         fn = cp.RawModule(path=str(folder / f"{form}_delay.cubin")).get_function(f"{form}_ilp1")
-        inp = run._read(form).arrays["input"]
-        run.inputs[form] = cp.asarray(inp)
         for w in (1,) + WARPS:
             for d in (delays if w > 4 else (BASE,)):
                 for rep in range(launches):
-                    for buf in (run.start, run.end, run.smid):
-                        buf.fill(0)
-                    fn((1,), (32 * w,), (run.inputs[form], run.start, run.end, run.smid, run.sink, np.int32(REPS)),
-                       shared_mem=SMEM + d)
-                    cp.cuda.runtime.deviceSynchronize()
                     rows.append({"form": form, "ilp": 1, "warps": w, "delay": d, "repeat": rep,
-                                 **{k: cp.asnumpy(b)[:w].tolist() for k, b in
-                                    (("start", run.start), ("end", run.end), ("smid", run.smid))}})
+                                 **run.timed(fn, form, w, shared_mem=SMEM + d)})
         print(form, "done", flush=True)
     doc = {"how": (__doc__.strip().splitlines()[0] + f" traces/capture/loop_delay.py --device, CuPy {cp.__version__}, "
                    f"{cp.cuda.runtime.getDeviceProperties(0)['name'].decode()}, reps {REPS}; start = the loop start, "
                    f"warps 0-3 spin {BASE} cycles and warps 4-7 'delay' cycles after a bar.sync, before their loads"
                    + ("; each lane's operand sectors loaded (ld.global.ca) before the bar.sync" if warm else "")),
            "base": BASE, "build": built, "rows": rows}
-    packed = compact(doc)
-    for r, raw in zip(packed["rows"], rows):
-        r["delay"] = raw["delay"]
-    write_atomic(out / f"loop_delay{'_warm' if warm else ''}.json", json.dumps(packed, separators=(",", ":")))
+    write_atomic(out / f"loop_delay{'_warm' if warm else ''}.json", json.dumps(compact(doc), separators=(",", ":")))
 
 
 def main(argv=None) -> int:

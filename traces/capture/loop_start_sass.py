@@ -163,16 +163,18 @@ class _Launcher:
         self.smid, self.sink = cp.zeros(16, cp.uint32), cp.zeros(16 * 32 * 16, cp.uint32)
         self._read = lambda form: tracefile.read_trace(REPO / "traces" / "h100" / "timing" / f"{form}.npz")
 
-    def launch(self, fn, form: str, warps: int) -> None:
+    def launch(self, fn, form: str, warps: int, shared_mem: int = 0) -> None:
         if form not in self.inputs:
             self.inputs[form] = self.cp.asarray(self._read(form).arrays["input"])
-        fn((1,), (32 * warps,), (self.inputs[form], self.start, self.end, self.smid, self.sink, np.int32(REPS)))
+        fn((1,), (32 * warps,), (self.inputs[form], self.start, self.end, self.smid, self.sink, np.int32(REPS)),
+           shared_mem=shared_mem)
 
-    def timed(self, fn, form: str, warps: int) -> dict:
-        """One launch from zeroed clock buffers: ``{"start", "end", "smid"}`` of its warps."""
+    def timed(self, fn, form: str, warps: int, shared_mem: int = 0) -> dict:
+        """One launch (``shared_mem`` bytes of dynamic shared memory) from zeroed clock buffers: ``{"start",
+        "end", "smid"}`` of its warps."""
         for buf in (self.start, self.end, self.smid):
             buf.fill(0)
-        self.launch(fn, form, warps)
+        self.launch(fn, form, warps, shared_mem)
         self.cp.cuda.runtime.deviceSynchronize()
         return {k: self.cp.asnumpy(buf)[:warps].tolist()
                 for k, buf in (("start", self.start), ("end", self.end), ("smid", self.smid))}
@@ -264,7 +266,7 @@ def compact(doc: dict) -> dict:
         t0, sms = min(r["start"]), set(r["smid"])
         if len(sms) != 1:
             raise ValueError(f"a CTA on several SMs: {r}")
-        keys = ("form", "ilp", "warps", "repeat", "kernel", "before")
+        keys = ("form", "ilp", "warps", "repeat", "kernel", "before", "delay")
         rows.append({**{k: r[k] for k in keys if k in r}, "t0": t0, "smid": sms.pop(),
                      "start": [x - t0 for x in r["start"]], "end": [x - t0 for x in r["end"]]})
     return {**doc, "rows": rows}

@@ -88,12 +88,17 @@ def pairs(form: str, warps: int = 5, doc: dict | None = None) -> list:
     return out
 
 
+def rounded(lock: int) -> int:
+    """A lock to the nearest multiple of 3 cycles (the same lock measured a cycle or two apart)."""
+    return 3 * round(lock / 3)
+
+
 def locks(form: str, warps: int = 5, doc: dict | None = None) -> dict:
-    """``{lock: (pairs, median ratio, least offset, greatest offset)}`` of :func:`pairs`, each lock rounded to
-    a multiple of 3 cycles."""
+    """``{lock: (pairs, median ratio, least offset, greatest offset)}`` of :func:`pairs`, each lock
+    :func:`rounded`."""
     by = collections.defaultdict(list)
     for off, ratio, lock in pairs(form, warps, doc):
-        by[3 * round(lock / 3)].append((off, ratio))
+        by[rounded(lock)].append((off, ratio))
     return {k: (len(v), float(np.median([r for _, r in v])), min(o for o, _ in v), max(o for o, _ in v))
             for k, v in sorted(by.items())}
 
@@ -123,7 +128,7 @@ def table(form: str, warps: int = 5, doc: dict | None = None, **overrides) -> li
     got = pairs(form, warps, doc)
     bins = collections.defaultdict(list)
     for off, _, lock in got:
-        bins[10 * (off // 10)].append((off, 3 * round(lock / 3)))
+        bins[10 * (off // 10)].append((off, rounded(lock)))
     model = replayed(form, [int(np.median([o for o, _ in v])) for v in bins.values()], **overrides)
     lines = []
     for lo, v in sorted(bins.items()):
