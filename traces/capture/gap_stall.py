@@ -35,7 +35,9 @@ HOG_YIELDS = (0, 4, 8, 16)  # the hog's FFMA yielding every n-th (0: never, as p
 REPEATS = 3
 
 
-def source() -> str:
+def source(probe_warp: int = 4, hog_warp: int = 0) -> str:
+    """The kernel's CUDA source: the probe on warp ``probe_warp``, the hog on ``hog_warp`` (one sub-partition:
+    both 0 mod 4; ``age_swap.py`` swaps them)."""
     step = 'asm volatile("lop3.b32 %0, %0, %1, %2, 0x96;" : "+f"(r) : "f"(a), "f"(b));'
     fma = "".join(f'asm volatile("fma.rn.f32 %0, %0, %1, %2;" : "+f"(f[{j % 8}]) : "f"(a), "f"(b)); '
                   for j in range(64))
@@ -46,7 +48,7 @@ extern "C" __global__ void {KERNEL}(int trips, int hog_trips, float a, float b, 
   if (warp & 3) return;
   if (threadIdx.x == 0) {{ unsigned s; asm volatile("mov.u32 %0, %%smid;" : "=r"(s)); *smid = s; }}
   float acc = 0.f;
-  if (warp == 4) {{
+  if (warp == {probe_warp}) {{
     float r = threadIdx.x;
 #pragma unroll 1
     for (int it = 0; it < trips; it++) {{
@@ -57,7 +59,7 @@ extern "C" __global__ void {KERNEL}(int trips, int hog_trips, float a, float b, 
     const unsigned long long t = clock64();
     if (lane == 0) out[trips] = t;
     acc = r;
-  }} else if (warp == 0 && hog_trips > 0) {{
+  }} else if (warp == {hog_warp} && hog_trips > 0) {{
     float f[8];
 #pragma unroll
     for (int j = 0; j < 8; j++) f[j] = threadIdx.x + j;

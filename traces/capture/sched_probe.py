@@ -54,15 +54,15 @@ def patch_yield(cubin: bytes, ranges, noyield: bool, fn: str = "probe") -> bytes
     return bytes(out)
 
 
-def _launch(fn, buf, sink, hog_n, chain, delay):
+def _launch(fn, buf, sink, hog_n, chain, delay, hog_warp=0, probe_warp=4):
     import cupy as cp
     import numpy as np
     buf.fill(0)
     fn((1,), (160,), (buf, sink, np.int32(hog_n), np.int32(delay), np.int32(chain)))
     cp.cuda.Device().synchronize()
     o = buf.get().reshape(16, 64)
-    return {"hog_n": hog_n, "chain": chain, "delay_ns": delay, "hog": [int(o[0, 0]), int(o[0, 1])],
-            "probe": [int(v) for v in o[4, 2:19]]}
+    return {"hog_n": hog_n, "chain": chain, "delay_ns": delay, "hog": [int(o[hog_warp, 0]), int(o[hog_warp, 1])],
+            "probe": [int(v) for v in o[probe_warp, 2:19]]}
 
 
 def plain_runs(out: Path, cubin: Path, name: str):

@@ -2,16 +2,23 @@
 // trips of HOG; warp 4 (the probe, the same sub-partition: warp id mod 4), after sleeping delay_ns, reads
 // %clock64 after each of 16 steps of 4 LOP3 (chain 1: dependent, 2: independent; ptxas predicates both paths into
 // one sequence, so every step issues the same instructions). Warps 1-3 do nothing. Expects the kernel's out,
-// hog_n, delay_ns, chain, w (warp id), y, z and x0..x3 in scope.
+// hog_n, delay_ns, chain, w (warp id), y, z and x0..x3 in scope. -DHOG_WARP=4 -DPROBE_WARP=0 swaps the two warps'
+// ages (traces/capture/age_swap.py); each writes its row of out (out + 64 x its warp id).
+#ifndef HOG_WARP
+#define HOG_WARP 0
+#endif
+#ifndef PROBE_WARP
+#define PROBE_WARP 4
+#endif
 #define L(r) asm volatile("lop3.b32 %0, %0, %1, %2, 0x96;" : "+r"(r) : "r"(y), "r"(z))
 #define SCHED_WARPS(HOG) \
   long long* o = out + w * 64; \
-  if (w == 0) { \
+  if (w == HOG_WARP) { \
     long long t0 = clock64(); \
     for (int r = 0; r < hog_n; ++r) { HOG; } \
     long long t1 = clock64(); \
     o[0] = t0; o[1] = t1; \
-  } else if (w == 4 && chain > 0) { \
+  } else if (w == PROBE_WARP && chain > 0) { \
     long long t0 = clock64(); \
     __nanosleep(delay_ns); \
     long long s[17]; \
