@@ -175,6 +175,37 @@ def test_gap_bank_names_a_file_without_operands(tmp_path):
         gap_stall.load_banks(str(bad))
 
 
+def test_age_swap_the_younger_warp_does_better_at_stall_2_yields(tmp_path):
+    """traces/h100/age_swap.json (warpsim.timing.age_swap): the scheduler probes with the hog and the probe swapped
+    (the probe on warp 0, the older) beside the recorded placement, in one call, the loops the same. A warp
+    filling another's stall count takes the turn whatever the two warps' ages: of the 218 gap_stall / gap_bank
+    copies the swapped chain's step is the built one's within 0.5 % in 200, and those that differ are chains
+    yielding at stall count 2 (the older one up to 5 % slower) or chaotic stall-4/5 copies without bank
+    conflicts. Where both warps yield on stall-2 ALU ops (sched_probe) the probe takes 9 % longer a step as the
+    older warp: fewer steps the hog leaves alone (16 cycles), more that wait three hog stretches (52-54). The
+    replay has no age: it gives both placements one time."""
+    from warpsim.timing import age_swap, sched_probe
+    doc = age_swap.load()
+    n, differ = age_swap.gap_differ(doc)
+    assert n == 218 and len(differ) <= 20
+    assert all(v.startswith("s2y_") or (v[:3] in ("s4n", "s5n") and v.endswith("_free_lopfree"))
+               for _e, v, _b, _s in differ), differ
+    assert max(s / b - 1 for _e, v, b, s in differ if v.startswith("s2y_")) > 0.04
+    rows = {r["copy"]: r for r in age_swap.table(doc)}
+    assert list(rows) == list(age_swap.SCHED)
+    assert 1.06 < rows["sched_probe"]["swapped"] / rows["sched_probe"]["built"] < 1.12
+    assert all(r["swapped"] > r["built"] for r in rows.values())
+    assert all(abs(r["model_swapped"] / r["model_built"] - 1) < 0.02 for r in rows.values())
+    steps = {b: sched_probe.measured(age_swap.sched_runs(doc, "sched_probe", b))["probe_shared"]
+             for b in age_swap.BUILDS}
+    assert steps["built"].count(16) > 1.4 * steps["swapped"].count(16)
+    assert sum(steps["swapped"].count(k) for k in (52, 54)) > 1.3 * sum(steps["built"].count(k) for k in (52, 54))
+    bad = tmp_path / "age_swap.json"
+    bad.write_text(json.dumps({"rows": [{"build": "built"}], "loops": {"builds": {"built": {}}}}))
+    with pytest.raises(ValueError, match="age_swap.json: not both builds"):
+        age_swap.load(str(bad))
+
+
 def test_s4_pairs_take_one_of_the_yield_policys_two_phase_modes():
     """Two warps of an s4 loop on one sub-partition (warpsim.timing.pair_modes): the H100's pair times are
     bimodal (T/sp_s4_k64 ILP 1: ~1.53 x one warp at 5-6 warps, ~1.39 x at 8-9), and every one of the 150

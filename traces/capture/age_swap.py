@@ -74,8 +74,8 @@ def build() -> int:
 
 def loops() -> dict:
     """``{kind: its loops}`` of each cubin kind (encoded as ``warpsim.timing.sass_profile`` does), the same in
-    both builds (raises otherwise): gap_stall's probe and hog loops, sched_probe's and sched_gap's hog trip and
-    probe steps."""
+    both builds (raises otherwise): gap_stall's probe and hog loops, sched_probe's and sched_gap's (and its yield
+    copies') hog trip and probe steps."""
     import sched_gap
     from warpsim.timing import sass_profile
 
@@ -87,8 +87,10 @@ def loops() -> dict:
         return {k: [sass_profile.encode(t, c) for _a, t, c in v]
                 for k, v in sched_gap.sequences(kernels_sass(_cubin(kind, b))[fn]).items()}
     got = {}
-    for kind, read in (("gap_stall", gap_loops), ("sched_probe", lambda b: sched_loops("sched_probe", "probe", b)),
-                       ("sched_gap", lambda b: sched_loops("sched_gap", "gap", b))):
+    kinds = [("gap_stall", gap_loops), ("sched_probe", lambda b: sched_loops("sched_probe", "probe", b))]
+    kinds += [(k, lambda b, k=k: sched_loops(k, "gap", b)) for k in ["sched_gap"] + [f"sched_gap_{y}" for y in
+                                                                                      SCHED_GAP_YIELDS]]
+    for kind, read in kinds:
         both = [read(b) for b in BUILDS]
         if both[0] != both[1]:
             raise ValueError(f"{kind}: the swapped build's loops differ from the built one's")

@@ -82,10 +82,11 @@ def measured(runs: list) -> dict:
             "probe_start": [r["probe"][0] - r["hog"][0] for r in both]}
 
 
-def replay(sass: dict, runs: list, trips: int = 32, **options) -> dict:
+def replay(sass: dict, runs: list, trips: int = 32, probe_older: bool = False, **options) -> dict:
     """One cubin's runs through sass_sim (the table's ``emulated["sass"]`` with ``options``): the hog's
     ``trips`` loop trips and the probe's sequence from each start the H100 recorded; the hog's cycles and the
-    probe's steps (between its clock reads, as measured)."""
+    probe's steps (between its clock reads, as measured). The hog is the sub-partition's first warp (the older),
+    or with ``probe_older`` the probe is (``age_swap``)."""
     from warpsim.timing import sass_sim
     from warpsim.timing.params_sm90 import TABLE
     cfg = dict(TABLE["emulated"]["sass"], **options)
@@ -96,7 +97,9 @@ def replay(sass: dict, runs: list, trips: int = 32, **options) -> dict:
     hog = sass_sim.issue([sass["hog_trip"]], [0], [trips], cfg, TABLE["tensor"])[0]
     out = {"hog_alone": int(hog[-1]) + 1, "hog_shared": [], "probe_shared": []}
     for start in sorted(set(measured(runs)["probe_start"])):
-        h, p = sass_sim.issue([sass["hog_trip"], sass["probe"]], [0, start], [trips, 1], cfg, TABLE["tensor"])
+        order = slice(None, None, -1 if probe_older else 1)
+        h, p = sass_sim.issue([sass["hog_trip"], sass["probe"]][order], [0, start][order], [trips, 1][order], cfg,
+                              TABLE["tensor"])[order]
         out["hog_shared"].append(int(h[-1]) + 1)
         out["probe_shared"] += steps(p)
     out["probe_alone"] = steps(sass_sim.issue([sass["probe"]], [0], [1], cfg, TABLE["tensor"])[0])
