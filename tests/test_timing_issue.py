@@ -206,6 +206,41 @@ def test_age_swap_the_younger_warp_does_better_at_stall_2_yields(tmp_path):
         age_swap.load(str(bad))
 
 
+def test_yield_pair_a_warp_keeps_the_turn_through_its_first_yield_part_of_the_time(tmp_path):
+    """traces/h100/yield_pair.json (warpsim.timing.yield_pair): warps 0 and 4 of one sub-partition, 32 blocks each of
+    a clock read and n LOP3 at stall count 2, each block's last LOP3 yielding. On the H100 the blocks do not
+    interleave, a warp runs one block or two (up to three with n = 2 or 3), the share of first yields after taking
+    the turn that pass it moves with n and not monotonically, and the next yield passes it; the younger warp
+    keeps the turn more often, whatever the layout of its code. Where the two warps' next instructions lie in their
+    code lines sorts one layout's first yields into cells that nearly always or never pass, but moving warp 4's
+    code does not carry the cells over. The table interleaves the blocks (the waiting warp's clock read in the
+    turn's warp's stall)."""
+    from warpsim.timing import yield_pair
+    doc = yield_pair.load()
+    rows = {r["variant"]: r for r in yield_pair.table(doc)}
+    assert {f"len{n}" for n in (2, 3, 4, 5, 7, 8, 9, 10, 12)} | {"6/6"} | {f"6/6+{k}" for k in range(1, 8)} == set(rows)
+    assert all(r["h100_whole"] > 0.8 for r in rows.values())
+    assert all(r["model_whole"] < 0.3 for r in rows.values())
+    first = {n: rows[f"len{n}" if n != 6 else "6/6"]["pass0"] for n in (3, 4, 6, 7, 8, 12)}
+    assert first[3] < 0.1 and first[4] > 0.6 and first[7] < 0.3 and first[8] > 0.95 and first[12] > 0.95
+    assert all(r["pass0"] > r["pass4"] for k, r in rows.items() if k.startswith("6/6"))
+    six = yield_pair.passes(yield_pair.launches(doc, "6/6"))
+    assert 0.5 < six[("0", 1)][1] / six[("0", 1)][0] < 0.6 and 0.25 < six[("4", 1)][1] / six[("4", 1)][0] < 0.35
+    assert all(p == n for (w, k), (n, p) in six.items() if k == 2) and max(k for _w, k in six) == 2
+    assert rows["6/6"]["h100_last0"] - rows["6/6"]["h100_last4"] > 60
+    cells = yield_pair.by_slots(doc, "6/6")
+    assert sum(n for n, p in cells.values() if p <= 0.05 * n or p >= 0.95 * n) > 0.98 * sum(n for n, _ in cells.values())
+    kept = [yield_pair.slots_kept(doc, k) for k in range(1, 8)]
+    assert sum(a for a, _ in kept) < 0.6 * sum(n for _, n in kept)
+    for variant in ("6/-", "-/6"):  # the warp that never yields runs its 32 blocks in a row
+        steady = "4" if variant == "6/-" else "0"
+        assert all(steady * 32 in yield_pair.order(r) for r in yield_pair.launches(doc, variant)[1:])
+    bad = tmp_path / "yield_pair.json"
+    bad.write_text(json.dumps({"rows": [], "loops": {"variants": {}, "loops": {}}}))
+    with pytest.raises(ValueError, match="yield_pair.json: variants without loops, no runs"):
+        yield_pair.load(str(bad))
+
+
 def test_s4_pairs_take_one_of_the_yield_policys_two_phase_modes():
     """Two warps of an s4 loop on one sub-partition (warpsim.timing.pair_modes): the H100's pair times are
     bimodal (T/sp_s4_k64 ILP 1: ~1.53 x one warp at 5-6 warps, ~1.39 x at 8-9), and every one of the 150

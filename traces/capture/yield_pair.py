@@ -1,0 +1,241 @@
+#!/usr/bin/env python3
+"""Who goes after a yield when two warps of a sub-partition both want the ALU, and does the older or the younger?
+(``age_swap.json``: where both warps yield on stall-2 ALU ops the younger does better; sched_probe's probe steps
+take 16, 28, 40 or 52 cycles in a mix no replay rule gave.) Warps 0 and 4 (one sub-partition) each run 32 blocks
+of a clock read (``CS2R``) and 6 independent ``LOP3.LUT`` at ptxas's stall count 2 (the ALU's rate: one every 2
+cycles), the same code in two copies (warp 0's LUT 0x96, warp 4's 0x69), after a ``bar.sync`` and a spin of
+``d0`` / ``d4`` cycles on the clock. Every block's start is stamped, so the two warps' blocks interleave on one
+clock: who ran when, yield by yield. Copies of the cubin set the yield flag in each block of each warp on its
+6th LOP3 (``6``, the one before the next clock read), on its 3rd (``3``) or on none (``-``), every other
+instruction of the blocks not yielding (``VARIANTS``: warp 0's pattern, then warp 4's).
+
+    python traces/capture/yield_pair.py --build        # here: build/yield_pair.{cu,cubin}
+    python traces/capture/yield_pair.py --device OUT   # on the GPU: OUT/yield_pair_raw.json
+    python traces/capture/yield_pair.py --json OUT     # here: traces/h100/yield_pair.json from OUT
+
+Read by ``python -m warpsim.timing.yield_pair``.
+"""
+from __future__ import annotations
+
+import re
+import struct
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent.parent))
+from probe import BUILD, builder, cli, code_section, kernels_sass, save_raw, summarise_raw, with_control  # noqa: E402
+
+KERNEL = "ypair"
+CUBIN = BUILD / "yield_pair.cubin"
+BLOCKS, LOPS = 32, 6
+LUTS = {0: "0x96", 4: "0x69"}  # each warp's copy of the code
+#: ``{name: (warp 0's yield, warp 4's)}``: the LOP3 of each block that yields (1-based), 0 for none (the json's
+#: ``variants`` add the block's LOP3 count before them: ``[6, warp 0's, warp 4's]``)
+VARIANTS = {"6/6": (6, 6), "6/-": (6, 0), "-/6": (0, 6), "3/3": (3, 3), "6/3": (6, 3), "3/6": (3, 6), "-/-": (0, 0)}
+OFFSETS = range(-30, 31)  # d4 - d0, cycles
+#: the block lengths (LOP3 a block) of the second part, each block's last LOP3 yielding in both warps
+LENGTHS = (2, 3, 4, 5, 7, 8, 9, 10, 12)
+LENGTH_OFFSETS = range(-30, 31, 6)
+#: the third part: ``6/6`` with warp 4's code moved down its code lines by k instructions (k LOP3 before its
+#: blocks; 8 - k before warp 0's, whose code follows, so that warp 0's stays where it was in its lines)
+PADS = (1, 2, 3, 4, 5, 6, 7)
+SPIN = 40  # the spin of the warp that goes first
+REPEATS = 2
+
+
+def source() -> str:
+    """``ypair`` (blocks of 6 LOP3, the copies of :data:`VARIANTS`) and ``ypair_<n>`` for each of :data:`LENGTHS`
+    (blocks of n LOP3, each block's last yielding in both warps)."""
+    return "".join([_kernel(name(n), n) for n in (LOPS,) + LENGTHS] + [_kernel(padded(k), LOPS, k) for k in PADS])
+
+
+def _kernel(name: str, lops: int, pad: int = 0) -> str:
+    """A kernel whose blocks hold ``lops`` LOP3, warp 4's code after ``pad`` other LOP3 (LUT 0x3c) and warp 0's,
+    which follows it in the binary, after 8 - ``pad`` (mod 8): warp 4's code moves ``pad`` instructions down
+    its 128-byte lines, warp 0's stays where it is in its lines."""
+
+    def pads(k):
+        return "".join('asm volatile("lop3.b32 %0, %0, %1, %2, 0x3c;" : "+r"(p) : "r"(y), "r"(z)); ' for _ in range(k))
+    def blocks(lut):
+        lop = "".join(f'asm volatile("lop3.b32 %0, %0, %1, %2, {lut};" : "+r"(x{j}) : "r"(y), "r"(z)); '
+                      for j in range(lops))
+        return f"#pragma unroll\n    for (int k = 0; k < {BLOCKS}; ++k) {{ s[k] = clock64(); {lop}}}"
+    xs = ", ".join(f"x{j} = threadIdx.x + {j}" for j in range(lops))
+    return f"""
+extern "C" __global__ void {name}(int d0, int d4, unsigned long long* out, unsigned* sink) {{
+  const unsigned w = threadIdx.x >> 5;
+  if (w & 3) return;
+  unsigned y = threadIdx.x * 3 + 1, z = threadIdx.x ^ 0x55, p = threadIdx.x, {xs};
+  unsigned long long s[{BLOCKS + 1}];
+  __syncthreads();
+  const unsigned long long t0 = clock64();
+  const int d = w == 0 ? d0 : d4;
+  while (clock64() - t0 < (unsigned long long)d) {{}}
+  if (w == 0) {{
+    {pads((8 - pad) % 8)}
+    {blocks(LUTS[0])}
+  }} else {{
+    {pads(pad)}
+    {blocks(LUTS[4])}
+  }}
+  s[{BLOCKS}] = clock64();
+  if ((threadIdx.x & 31) == 0)
+    for (int k = 0; k <= {BLOCKS}; ++k) out[w / 4 * {BLOCKS + 1} + k] = s[k];
+  sink[threadIdx.x] = p ^ {" ^ ".join(f"x{j}" for j in range(lops))};
+}}"""
+
+
+def name(lops_n: int) -> str:
+    """The kernel whose blocks hold ``lops_n`` LOP3."""
+    return KERNEL if lops_n == LOPS else f"{KERNEL}_{lops_n}"
+
+
+def padded(k: int) -> str:
+    """The kernel of :data:`PADS` whose warp 4's code is moved down by ``k`` instructions."""
+    return f"{KERNEL}_pad{k}"
+
+
+def block_code(sass: list, lops_n: int = LOPS) -> dict:
+    """``{warp: [[(address, text) of a block's clock read and its LOP3], ...]}``: each warp's 32 blocks, found by
+    their LUT and their two sources (``y``, ``z``: the registers most of the LUT's LOP3 read), each a clock read
+    followed by its 6 LOP3 (checked). The clock read after the last block is the two warps' shared code."""
+    out = {}
+    for w, lut in LUTS.items():
+        ops = {i: m.groups() for i, (_a, t, _c) in enumerate(sass)
+               if (m := re.match(rf"LOP3\.LUT R\d+, R\d+, (R\d+)(?:\.reuse)?, (R\d+)(?:\.reuse)?, {lut}, ", t))}
+        yz = max(set(ops.values()), key=list(ops.values()).count)
+        lops = sorted(i for i, v in ops.items() if v == yz)
+        blocks, cur = [], None
+        for i in range(lops[0] - 1, lops[-1] + 1):
+            a, t, _c = sass[i]
+            if re.match(r"CS2R R\d+, SR_CLOCKLO", t):
+                cur = [(a, t)]
+                blocks.append(cur)
+            elif i in lops:
+                cur.append((a, t))
+        if len(blocks) != BLOCKS or any(len(b) != lops_n + 1 for b in blocks):
+            raise ValueError(f"warp {w}'s code is not {BLOCKS} blocks of a clock read and {lops_n} LOP3 "
+                             f"({[len(b) for b in blocks]})")
+        out[w] = blocks
+    return out
+
+
+def patch(cubin: bytes, yields: tuple, lops_n: int = LOPS, fn: str | None = None) -> bytes:
+    """The cubin with every instruction of each warp's blocks (kernel ``fn``, by default :func:`name`
+    ``(lops_n)``) not yielding but each block's ``yields[k]``-th LOP3 of warp 4k's (0: none); the reuse bits of a
+    yielding one cleared (``probe.with_control``)."""
+    import tempfile
+    fn = fn or name(lops_n)
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / "plain.cubin"
+        path.write_bytes(cubin)
+        code = block_code(kernels_sass(path)[fn], lops_n)
+    out = bytearray(cubin)
+    base, _size = code_section(cubin, fn)
+    for k, w in enumerate(LUTS):
+        for block in code[w]:
+            for j, (a, _t) in enumerate(block):
+                lo, hi = struct.unpack_from("<QQ", out, base + a)
+                struct.pack_into("<QQ", out, base + a, lo, with_control(hi, yields=j > 0 and j == yields[k]))
+    return bytes(out)
+
+
+def device(out: Path) -> int:
+    import cupy as cp
+    out.mkdir(parents=True, exist_ok=True)
+    plain = CUBIN.read_bytes()
+    buf = cp.zeros(2 * (BLOCKS + 1), cp.uint64)
+    rows = []
+    for label, v in VARIANTS.items():
+        path = out / f"yield_pair_{label.replace('/', '_').replace('-', 'n')}.cubin"
+        path.write_bytes(patch(plain, v))
+        fn = cp.RawModule(path=str(path)).get_function(KERNEL)
+        rows += [dict(_launch(cp, fn, buf, off), variant=label, repeat=rep)
+                 for rep in range(REPEATS) for off in OFFSETS]
+        path.unlink()
+    for n in LENGTHS:
+        path = out / f"yield_pair_len{n}.cubin"
+        path.write_bytes(patch(plain, (n, n), n))
+        fn = cp.RawModule(path=str(path)).get_function(name(n))
+        rows += [dict(_launch(cp, fn, buf, off), variant=f"len{n}", repeat=rep)
+                 for rep in range(REPEATS) for off in LENGTH_OFFSETS]
+        path.unlink()
+    for k in PADS:
+        path = out / f"yield_pair_pad{k}.cubin"
+        path.write_bytes(patch(plain, (LOPS, LOPS), LOPS, padded(k)))
+        fn = cp.RawModule(path=str(path)).get_function(padded(k))
+        rows += [dict(_launch(cp, fn, buf, off), variant=f"6/6+{k}", repeat=rep)
+                 for rep in range(REPEATS) for off in LENGTH_OFFSETS]
+        path.unlink()
+    save_raw(out, "yield_pair", rows)
+    return 0
+
+
+def _launch(cp, fn, buf, off: int) -> dict:
+    """One launch, warp 4 spinning ``off`` cycles more than warp 0 (less if negative): d0, d4 and each warp's
+    clocks."""
+    d0, d4 = (SPIN, SPIN + off) if off >= 0 else (SPIN - off, SPIN)
+    buf.fill(0)
+    fn((1,), (160,), (cp.int32(d0), cp.int32(d4), buf, cp.zeros(160, cp.uint32)))
+    cp.cuda.Device().synchronize()
+    t = buf.get().reshape(2, BLOCKS + 1)
+    return {"d0": d0, "d4": d4, "w0": [int(x) for x in t[0]], "w4": [int(x) for x in t[1]]}
+
+
+def loops() -> dict:
+    """``{variant: {"w0": [...], "w4": [...], "w0_blocks": [...], "w4_blocks": [...]}}``: each warp's 32 blocks
+    (a clock read and n LOP3 each) in each copy (:func:`_encoded`)."""
+    import tempfile
+    got = {}
+    with tempfile.TemporaryDirectory() as d:
+        for label, v in VARIANTS.items():
+            path = Path(d) / "copy.cubin"
+            path.write_bytes(patch(CUBIN.read_bytes(), v))
+            sass = kernels_sass(path)[KERNEL]
+            got[label] = _encoded(sass, block_code(sass))
+        for n in LENGTHS:
+            path.write_bytes(patch(CUBIN.read_bytes(), (n, n), n))
+            sass = kernels_sass(path)[name(n)]
+            got[f"len{n}"] = _encoded(sass, block_code(sass, n))
+        for k in PADS:
+            path.write_bytes(patch(CUBIN.read_bytes(), (LOPS, LOPS), LOPS, padded(k)))
+            sass = kernels_sass(path)[padded(k)]
+            got[f"6/6+{k}"] = _encoded(sass, block_code(sass))
+    return got
+
+
+def _encoded(sass: list, code: dict) -> dict:
+    """A copy's blocks as ``warpsim.timing.sass_profile`` encodes them (``w0``, ``w4``) and the byte address of
+    each block's clock read in the kernel's code (``w0_blocks``, ``w4_blocks``)."""
+    from warpsim.timing import sass_profile
+    ctrl = {a: c for a, _t, c in sass}
+    got = {f"w{w}": [sass_profile.encode(t, ctrl[a]) for b in blocks for a, t in b] for w, blocks in code.items()}
+    got.update({f"w{w}_blocks": [b[0][0] for b in blocks] for w, blocks in code.items()})
+    return got
+
+
+def summarise(out: Path) -> int:
+    how = (f"one CTA of 5 warps: warps 0 and 4 (one sub-partition) each stamp clock64 before each of {BLOCKS} blocks "
+           f"of {LOPS} independent LOP3.LUT and after the last, after a bar.sync and a spin of d0 / d4 cycles "
+           f"(the earlier one {SPIN}); copies of the cubin (variants 'a/b': the LOP3 of each block of warp 0 / "
+           "warp 4 that yields, - none; every other instruction of the blocks not yielding), d4 - d0 from "
+           f"{OFFSETS.start} to {OFFSETS.stop - 1}, {REPEATS} repeats; and kernels ypair_<n> with blocks of n "
+           f"LOP3 (variants len<n>, n in {list(LENGTHS)}), each block's last LOP3 yielding in both warps, d4 - d0 "
+           f"from {LENGTH_OFFSETS.start} to {LENGTH_OFFSETS.stop - 1} by {LENGTH_OFFSETS.step}, {REPEATS} repeats; and "
+           "kernels ypair_pad<k> (variants 6/6+<k>, k in 1-7): ypair's 6/6 with k LOP3 (LUT 0x3c) before warp 4's "
+           "blocks and 8 - k before warp 0's (which follow warp 4's in the code): warp 4's code k instructions "
+           "further down its 128-byte lines, warp 0's where it was, the same offsets")
+    variants = {**{k: [LOPS, *v] for k, v in VARIANTS.items()}, **{f"len{n}": [n, n, n] for n in LENGTHS},
+                **{f"6/6+{k}": [LOPS, LOPS, LOPS] for k in PADS}}
+    return summarise_raw(out, "yield_pair", how, source(), {"blocks": BLOCKS, "variants": variants,
+                                                            "loops": loops()})
+
+
+def main(argv=None) -> int:
+    return cli(argv, __doc__, source, builder(source, CUBIN), device, summarise)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
