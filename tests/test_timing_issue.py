@@ -178,24 +178,27 @@ def test_gap_bank_names_a_file_without_operands(tmp_path):
 def test_age_swap_the_younger_warp_does_better_at_stall_2_yields(tmp_path):
     """traces/h100/age_swap.json (warpsim.timing.age_swap): the scheduler probes with the hog and the probe swapped
     (the probe on warp 0, the older) beside the recorded placement, in one call, the loops the same. A warp
-    filling another's stall count takes the turn whatever the two warps' ages: of the 218 gap_stall / gap_bank
-    copies the swapped chain's step is the built one's within 0.5 % in 200, and those that differ are chains
-    yielding at stall count 2 (the older one up to 5 % slower) or chaotic stall-4/5 copies without bank
-    conflicts. Where both warps yield on stall-2 ALU ops (sched_probe) the probe takes 9 % longer a step as the
-    older warp: fewer steps the hog leaves alone (16 cycles), more that wait three hog stretches (52-54). The
-    replay has no age: it gives both placements one time."""
+    filling another's stall count mostly takes the turn whatever the two warps' ages: of the 218 gap_stall /
+    gap_bank copies the swapped chain's step is the built one's within 0.5 % in 200; those that differ are chains
+    yielding at stall count 2 (the older one up to 5 % slower) and four stall-4/5 copies without bank conflicts,
+    one of which (stall 4, the hog yielding every 32nd FFMA) is 79 % slower as the older warp in every launch.
+    Where both warps yield on stall-2 ALU ops (sched_probe) the probe takes 9 % longer a step as the older warp:
+    fewer steps the hog leaves alone (16 cycles), more that wait three hog stretches (52-54). The replay has no
+    age: it replays the same runs alike with the probe as the younger or the older warp."""
     from warpsim.timing import age_swap, sched_probe
     doc = age_swap.load()
     n, differ = age_swap.gap_differ(doc)
     assert n == 218 and len(differ) <= 20
-    assert all(v.startswith("s2y_") or (v[:3] in ("s4n", "s5n") and v.endswith("_free_lopfree"))
-               for _e, v, _b, _s in differ), differ
+    others = {"s4n_h12_free_lopfree", "s4n_h24_free_lopfree", "s4n_h32_free_lopfree", "s5n_h4_free_lopfree"}
+    assert all(v.startswith("s2y_") or v in others for _e, v, _b, _s in differ), differ
     assert max(s / b - 1 for _e, v, b, s in differ if v.startswith("s2y_")) > 0.04
+    h32 = [(b, s) for _e, v, b, s in differ if v == "s4n_h32_free_lopfree"]
+    assert h32 and h32[0][1] / h32[0][0] > 1.5
     rows = {r["copy"]: r for r in age_swap.table(doc)}
     assert list(rows) == list(age_swap.SCHED)
     assert 1.06 < rows["sched_probe"]["swapped"] / rows["sched_probe"]["built"] < 1.12
     assert all(r["swapped"] > r["built"] for r in rows.values())
-    assert all(abs(r["model_swapped"] / r["model_built"] - 1) < 0.02 for r in rows.values())
+    assert all(younger == older for younger, older in age_swap.blind(doc).values())
     steps = {b: sched_probe.measured(age_swap.sched_runs(doc, "sched_probe", b))["probe_shared"]
              for b in age_swap.BUILDS}
     assert steps["built"].count(16) > 1.4 * steps["swapped"].count(16)
@@ -209,12 +212,13 @@ def test_age_swap_the_younger_warp_does_better_at_stall_2_yields(tmp_path):
 def test_yield_pair_a_warp_keeps_the_turn_through_its_first_yield_part_of_the_time(tmp_path):
     """traces/h100/yield_pair.json (warpsim.timing.yield_pair): warps 0 and 4 of one sub-partition, 32 blocks each of
     a clock read and n LOP3 at stall count 2, each block's last LOP3 yielding. On the H100 the blocks do not
-    interleave, a warp runs one block or two (up to three with n = 2 or 3), the share of first yields after taking
-    the turn that pass it moves with n and not monotonically, and the next yield passes it; the younger warp
-    keeps the turn more often, whatever the layout of its code. Where the two warps' next instructions lie in their
-    code lines sorts one layout's first yields into cells that nearly always or never pass, but moving warp 4's
-    code does not carry the cells over. The table interleaves the blocks (the waiting warp's clock read in the
-    turn's warp's stall)."""
+    interleave, the share of first yields after taking the turn that pass it moves with n and not monotonically,
+    and the second passes it (in 6/6 every time, elsewhere with n >= 4 all but 19 of 4,627); with n = 6 the younger
+    warp keeps the turn more often, whatever the layout of its code. Where the two warps' next instructions lie in
+    their code lines sorts one layout's first yields into cells that nearly always or never pass, but with warp 4's
+    code moved only about half the shared cells agree. A warp that never yields keeps the turn (all launches but
+    the first of each copy). The table interleaves the blocks (the waiting warp's clock read in the turn's warp's
+    stall)."""
     from warpsim.timing import yield_pair
     doc = yield_pair.load()
     rows = {r["variant"]: r for r in yield_pair.table(doc)}
@@ -227,14 +231,18 @@ def test_yield_pair_a_warp_keeps_the_turn_through_its_first_yield_part_of_the_ti
     six = yield_pair.passes(yield_pair.launches(doc, "6/6"))
     assert 0.5 < six[("0", 1)][1] / six[("0", 1)][0] < 0.6 and 0.25 < six[("4", 1)][1] / six[("4", 1)][0] < 0.35
     assert all(p == n for (w, k), (n, p) in six.items() if k == 2) and max(k for _w, k in six) == 2
+    second = [n - p for v, r in rows.items() if r["lops"] >= 4 and v != "6/6"
+              for (_w, k), (n, p) in yield_pair.passes(yield_pair.launches(doc, v)).items() if k == 2]
+    assert sum(second) == 19
     assert rows["6/6"]["h100_last0"] - rows["6/6"]["h100_last4"] > 60
     cells = yield_pair.by_slots(doc, "6/6")
     assert sum(n for n, p in cells.values() if p <= 0.05 * n or p >= 0.95 * n) > 0.98 * sum(n for n, _ in cells.values())
     kept = [yield_pair.slots_kept(doc, k) for k in range(1, 8)]
-    assert sum(a for a, _ in kept) < 0.6 * sum(n for _, n in kept)
+    assert 0.4 < sum(a for a, _ in kept) / sum(n for _, n in kept) < 0.6
     for variant in ("6/-", "-/6"):  # the warp that never yields runs its 32 blocks in a row
         steady = "4" if variant == "6/-" else "0"
-        assert all(steady * 32 in yield_pair.order(r) for r in yield_pair.launches(doc, variant)[1:])
+        got = [steady * 32 in yield_pair.order(r) for r in yield_pair.launches(doc, variant)]
+        assert not got[0] and all(got[1:])  # the first launch of each copy: the other warp gets one block in
     bad = tmp_path / "yield_pair.json"
     bad.write_text(json.dumps({"rows": [], "loops": {"variants": {}, "loops": {}}}))
     with pytest.raises(ValueError, match="yield_pair.json: variants without loops, no runs"):

@@ -149,7 +149,8 @@ def summarise(out: Path) -> int:
            "experiment sched_probe / sched_gap: sched_probe.cu and sched_gap.cu (built with -DHOG_WARP=4 "
            "-DPROBE_WARP=0 when swapped), rows as sched_probe.json's runs (hog_n, chain, delay_ns; hog and probe "
            "clocks), variant sched_gap_yieldN: the hog's every N-th FFMA yielding. The loops are the same in both "
-           "builds (checked instruction by instruction)")
+           "builds (checked instruction by instruction). source: the swapped gap_stall kernel (the built one is "
+           "gap_stall.json's; sched_probe.cu and sched_gap.cu are in traces/capture)")
     return summarise_raw(out, "age_swap", how, gap_stall.source(0, 4),
                          {"steps": gap_stall.N, "probe_trips": TRIPS, "hog_trips": gap_stall.HOG_TRIPS,
                           "builds": {b: {"probe_warp": p, "hog_warp": h} for b, (p, h) in BUILDS.items()},

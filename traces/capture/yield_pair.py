@@ -10,7 +10,7 @@ clock: who ran when, yield by yield. Copies of the cubin set the yield flag in e
 instruction of the blocks not yielding (``VARIANTS``: warp 0's pattern, then warp 4's).
 
     python traces/capture/yield_pair.py --build        # here: build/yield_pair.{cu,cubin}
-    python traces/capture/yield_pair.py --device OUT   # on the GPU: OUT/yield_pair_raw.json
+    python traces/capture/yield_pair.py --device OUT   # on the GPU (cuobjdump too: it patches the copies there)
     python traces/capture/yield_pair.py --json OUT     # here: traces/h100/yield_pair.json from OUT
 
 Read by ``python -m warpsim.timing.yield_pair``.

@@ -6,18 +6,21 @@ probe had had its hog on warp 0 and its probe on warp 4. The same probes, built 
 once with the probe on warp 0 and the hog on warp 4 (``swapped``), the two builds in turn in one call, their loops
 the same instruction for instruction. What the H100 does:
 
-* **a warp that fills another's stall count takes the turn whatever their ages**: of gap_stall's and gap_bank's
-  218 copies (an FFMA hog, a LOP3 chain at stall count 2-10, yielding or not, the register-bank forms) the
-  swapped run's chain step is the built one's within 0.5 % in 200, to the cycle in most;
-* **where a warp yields at stall count 2, the younger warp does better**: the copies that differ are the chains
-  that yield at stall 2 (the older chain 1.6-2.3 % slower beside a hog yielding every 4th FFMA, 5.2 % every 8th)
-  and four stall-4/5 copies without bank conflicts, which move between launches anyway; ``sched_probe``'s probe
+* **a warp that fills another's stall count mostly takes the turn whatever their ages**: of gap_stall's and
+  gap_bank's 218 copies (an FFMA hog, a LOP3 chain at stall count 2-10, yielding or not, the register-bank forms)
+  the swapped run's chain step is the built one's within 0.5 % in 200, to the cycle in most. One copy that does
+  not yield shows an age every launch: a chain that keeps the turn at stall 4 without bank conflicts beside a hog
+  yielding every 32nd FFMA, 10.67 cycles a step as the younger warp, 19.08 as the older. Three more of that set
+  (stall 4 and 5, no conflicts) take two values in alternate launches built and one swapped;
+* **where a warp yields at stall count 2, the younger warp does better**: the other copies that differ are the
+  chains that yield at stall 2 (the older chain 1.6-2.3 % slower beside a hog yielding every 4th FFMA, 5.2 %
+  every 8th); ``sched_probe``'s probe
   (ALU against ALU, both yielding on stall-2 LOP3) takes 9 % longer a step as the older warp (35.7 cycles
   against 32.8: fewer steps the hog leaves alone, more that wait three hog stretches), in launches of either
   slot assignment; ``sched_gap``'s beside an FFMA hog 0.5-5 % longer.
 
-``sass_sim`` tells the two warps apart only by their turn, so its replay of a swapped run is the built run's
-(:func:`table` shows both). The s4 routines are ALU stretches at stall count 2 with yields; an edge of the
+``sass_sim`` tells the two warps apart only by their turn, so it replays a run alike with the probe as the
+younger or the older warp (:func:`blind`; :func:`table` sets each build's runs beside their replay). The s4 routines are ALU stretches at stall count 2 with yields; an edge of the
 younger warp there is the asymmetry ``loop_delay`` shows (a younger warp that leads runs away, one that follows
 closes up), and the rule that gives it is not found (traces/h100/TIMING_FINDINGS.md, "A warp's age").
 
@@ -25,6 +28,7 @@ closes up), and the rule that gives it is not found (traces/h100/TIMING_FINDINGS
 """
 from __future__ import annotations
 
+import collections
 import os
 import sys
 
@@ -44,6 +48,8 @@ def load(path: str = PATH) -> dict:
     if set(loops.get("builds", ())) != set(BUILDS) or not set(SCHED) <= set(loops.get("loops", ())) or \
             {r.get("build") for r in doc["rows"]} != set(BUILDS):
         raise ValueError(f"{path}: not both builds ({', '.join(BUILDS)}) or a copy's loops missing")
+    if (loops.get("steps"), loops.get("probe_trips")) != (gap_stall.STEPS, gap_stall.PROBE_TRIPS):
+        raise ValueError(f"{path}: not {gap_stall.PROBE_TRIPS} trips of {gap_stall.STEPS} chain steps")
     return doc
 
 
@@ -71,21 +77,40 @@ def sched_runs(doc: dict, variant: str, build: str) -> list:
     return [r for r in doc["rows"] if r["variant"] == variant and r["build"] == build]
 
 
+def hog_trips(sass: dict, runs: list) -> int:
+    """The trips of the hog's SASS loop a run's ``hog_n`` makes: ``hog_n`` x 64 of its instruction (LOP3, FFMA)
+    over the loop's count of them (ptxas unrolls the source loop of 64)."""
+    ops = collections.Counter(x.split()[0] for x in sass["hog_trip"]).most_common(1)[0][1]
+    return max(r["hog_n"] for r in runs) * 64 // ops
+
+
+def _replay(doc: dict, variant: str, build: str, probe_older: bool, **options) -> float:
+    sass, runs = doc["loops"]["loops"][variant], sched_runs(doc, variant, build)
+    got = sched_probe.replay(sass, runs, hog_trips(sass, runs), probe_older, **options)
+    return float(np.mean(got["probe_shared"]))
+
+
 def table(doc: dict | None = None, **options) -> list[dict]:
     """Per sched copy: the H100's mean probe step beside the hog, built and swapped, and the replay's (the table
-    with ``options``) with the probe the younger and the older warp."""
+    with ``options``) of each build's runs, the probe the younger warp in the built ones and the older in the
+    swapped ones."""
     doc = doc or load()
     rows = []
     for variant in SCHED:
-        sass = doc["loops"]["loops"][variant]
         row = {"copy": variant}
         for build in BUILDS:
-            runs = sched_runs(doc, variant, build)
-            row[build] = float(np.mean(sched_probe.measured(runs)["probe_shared"]))
-            row[f"model_{build}"] = float(np.mean(sched_probe.replay(sass, runs, 64, build == "swapped",
-                                                                     **options)["probe_shared"]))
+            row[build] = float(np.mean(sched_probe.measured(sched_runs(doc, variant, build))["probe_shared"]))
+            row[f"model_{build}"] = _replay(doc, variant, build, build == "swapped", **options)
         rows.append(row)
     return rows
+
+
+def blind(doc: dict | None = None, **options) -> dict:
+    """``{copy: (as the younger, as the older)}``: the replay's mean probe step of the copy's swapped runs with
+    the probe the younger warp and the older: the same where the replay has no age."""
+    doc = doc or load()
+    return {v: (_replay(doc, v, "swapped", False, **options), _replay(doc, v, "swapped", True, **options))
+            for v in SCHED}
 
 
 def main(argv=None) -> int:

@@ -7,19 +7,23 @@ alone). Variants ``"a/b"`` (n = 6): the yield flag on each block's 6th LOP3 (``6
 ``6/6+<k>``: ``6/6`` with warp 4's code k instructions further down its 128-byte lines (k = 1-7), warp 0's where
 it was. What the H100 does:
 
-* **a warp often keeps the turn through the first yield after it takes the turn, and not through the next**:
-  with the yield at each block's end the blocks do not interleave (83-100 % of the stamps a block's length after
-  the one before, whoever runs), and a warp runs one block or two (up to three with blocks of 2 or 3 LOP3). Of the
-  first yields after taking the turn, the share that pass it moves with the block's length and not monotonically
-  (warp 0 / warp 4: n = 2 8 / 0 %, 3 0 / 7 %, 4 68 / 67 %, 5 64 / 68 %, 6 55 / 30 %, 7 22 / 14 %, 8 99 / 54 %,
-  9-10 100 / 75-80 %, 12 100 / 100 %); the next yield passes it (n >= 4: every time);
-* **the younger warp (4) keeps the turn more often**: n = 6 70 % of its first yields against 45 %, with its code
-  moved by 1-7 instructions 57-73 % against 42-62 %, n = 8-10 20-46 % against 0-1 %. So it finishes first
-  (``6/6``: its 32nd block starts 93 cycles before the older's, the medians over launches), as in ``age_swap``;
+* **a warp often keeps the turn through the first yield after it takes the turn, and hardly ever through the
+  next**: with the yield at each block's end the blocks do not interleave (83-100 % of the stamps a block's length
+  after the one before, whoever runs), and a warp runs one block or two. Of the first yields after taking the turn,
+  the share that pass it moves with the block's length and not monotonically (warp 0 / warp 4: n = 2 8 / 0 %, 3 0 /
+  7 %, 4 68 / 67 %, 5 64 / 68 %, 6 55 / 30 %, 7 22 / 14 %, 8 99 / 54 %, 9-10 100 / 75-80 %, 12 100 / 100 %); the
+  second passes it (of 2,441 in ``6/6`` every one; with n = 4-12 and in the moved layouts 19 kept it of 4,627, 17 of
+  them warp 4's with its code moved 7 instructions), and with n = 2 or 3 the third;
+* **where n is 6 or more the younger warp (4) keeps the turn more often**: n = 6 70 % of its first yields against
+  45 %, with its code moved by 1-7 instructions 57-73 % against 42-62 %, n = 7 86 % against 78 %, n = 8-10 20-46 %
+  against 0-1 % (n = 3-5: alike, or the older more). So with n = 6 it finishes first (``6/6``: its 32nd block
+  starts 92 cycles before the older's, the median over launches), as in ``age_swap``;
 * what decides a first yield is not found: not the clock's phase, and not where the two warps' next instructions
   lie in their code lines: by those slots the first yields of one layout fall in cells that pass nearly always
-  or nearly never (``6/6``: 99 %), but moving warp 4's code does not carry the cells over (:func:`slots_kept`);
-* a warp that never yields keeps the turn to its last block (``6/-``, ``-/6``), whichever warp it is.
+  or nearly never (``6/6``: 99 %), but with warp 4's code moved only half the cells shared with ``6/6`` agree
+  (82 of 163, :func:`slots_kept`): within a layout the slot stands for the block, not for a rule;
+* a warp that never yields keeps the turn to its last block (``6/-``, ``-/6``: 121 of 122 launches each; in the
+  first launch of each the other warp gets a block in), whichever warp it is.
 
 The table passes the turn at every yield, and lets the waiting warp issue its clock read in the turn's warp's
 stall (``gap_turn`` takes the turn with it): its blocks interleave (2-29 % whole), where the H100's do not
