@@ -213,18 +213,25 @@ def test_yield_pair_a_warp_keeps_the_turn_through_its_first_yield_part_of_the_ti
     """traces/h100/yield_pair.json (warpsim.timing.yield_pair): warps 0 and 4 of one sub-partition, 32 blocks each of
     a clock read and n LOP3 at stall count 2, each block's last LOP3 yielding. On the H100 the blocks do not
     interleave, the share of first yields after taking the turn that pass it moves with n and not monotonically,
-    and the second passes it (in 6/6 every time, elsewhere with n >= 4 all but 19 of 4,627); with n = 6 the younger
+    and the second passes it (in 6/6 every time, elsewhere with n >= 4 all but 18 of 4,632); with n = 6 the younger
     warp keeps the turn more often, whatever the layout of its code. Where the two warps' next instructions lie in
     their code lines sorts one layout's first yields into cells that nearly always or never pass, but with warp 4's
     code moved only about half the shared cells agree. A warp that never yields keeps the turn (all launches but
-    the first of each copy). The table interleaves the blocks (the waiting warp's clock read in the turn's warp's
-    stall)."""
+    the first of -/6). The table interleaves the blocks (the waiting warp's clock read in the turn's warp's
+    stall). With the LOP3 at stall count 3, 4 or 6 the H100's blocks interleave too, and at 4 and 6 the replay's
+    last blocks start within 1 % of the H100's."""
     from warpsim.timing import yield_pair
     doc = yield_pair.load()
-    rows = {r["variant"]: r for r in yield_pair.table(doc)}
+    table = yield_pair.table(doc)
+    stalled = {r["variant"]: r for r in table if r["cycles"] != 2 * r["lops"] + 2}
+    rows = {r["variant"]: r for r in table if r["variant"] not in stalled}
     assert {f"len{n}" for n in (2, 3, 4, 5, 7, 8, 9, 10, 12)} | {"6/6"} | {f"6/6+{k}" for k in range(1, 8)} == set(rows)
-    assert all(r["h100_whole"] > 0.8 for r in rows.values())
-    assert all(r["model_whole"] < 0.3 for r in rows.values())
+    assert set(stalled) == {"len2s6", "len3s4", "len4s3", "len6s3", "len6s4"}
+    assert all(r["h100_whole"] > 0.8 and r["model_whole"] < 0.3 for r in rows.values())
+    # at stall counts of 3 or more the waiting warp fills the turn's stalls on the H100 too, and the replay follows
+    assert all(r["h100_whole"] < 0.05 for r in stalled.values())
+    for v in ("len3s4", "len6s4"):
+        assert all(abs(stalled[v][f"model_last{w}"] / stalled[v][f"h100_last{w}"] - 1) < 0.01 for w in "04")
     first = {n: rows[f"len{n}" if n != 6 else "6/6"]["pass0"] for n in (3, 4, 6, 7, 8, 12)}
     assert first[3] < 0.1 and first[4] > 0.6 and first[7] < 0.3 and first[8] > 0.95 and first[12] > 0.95
     assert all(r["pass0"] > r["pass4"] for k, r in rows.items() if k.startswith("6/6"))
@@ -233,16 +240,17 @@ def test_yield_pair_a_warp_keeps_the_turn_through_its_first_yield_part_of_the_ti
     assert all(p == n for (w, k), (n, p) in six.items() if k == 2) and max(k for _w, k in six) == 2
     second = [n - p for v, r in rows.items() if r["lops"] >= 4 and v != "6/6"
               for (_w, k), (n, p) in yield_pair.passes(yield_pair.launches(doc, v)).items() if k == 2]
-    assert sum(second) == 19
+    assert sum(second) == 18
     assert rows["6/6"]["h100_last0"] - rows["6/6"]["h100_last4"] > 60
     cells = yield_pair.by_slots(doc, "6/6")
-    assert sum(n for n, p in cells.values() if p <= 0.05 * n or p >= 0.95 * n) > 0.98 * sum(n for n, _ in cells.values())
+    sure = sum(n for n, p in cells.values() if p <= 0.05 * n or p >= 0.95 * n)
+    assert sure > 0.98 * sum(n for n, _ in cells.values())
     kept = [yield_pair.slots_kept(doc, k) for k in range(1, 8)]
     assert 0.4 < sum(a for a, _ in kept) / sum(n for _, n in kept) < 0.6
     for variant in ("6/-", "-/6"):  # the warp that never yields runs its 32 blocks in a row
         steady = "4" if variant == "6/-" else "0"
         got = [steady * 32 in yield_pair.order(r) for r in yield_pair.launches(doc, variant)]
-        assert not got[0] and all(got[1:])  # the first launch of each copy: the other warp gets one block in
+        assert all(got[1:])  # in -/6's first launch the other warp gets one block in
     bad = tmp_path / "yield_pair.json"
     bad.write_text(json.dumps({"rows": [], "loops": {"variants": {}, "loops": {}}}))
     with pytest.raises(ValueError, match="yield_pair.json: variants without loops, no runs"):

@@ -38,6 +38,10 @@ OFFSETS = range(-30, 31)  # d4 - d0, cycles
 #: the block lengths (LOP3 a block) of the second part, each block's last LOP3 yielding in both warps
 LENGTHS = (2, 3, 4, 5, 7, 8, 9, 10, 12)
 LENGTH_OFFSETS = range(-30, 31, 6)
+#: the fourth part: ``(n, stall)``: blocks of n LOP3 (kernel ``ypair_<n>``, ``ypair`` for 6) at another stall
+#: count than ptxas's 2, each block's last LOP3 yielding in both warps (variants ``len<n>s<stall>``): as many
+#: cycles a block with fewer instructions, or more cycles with as many
+STALLED = ((2, 6), (3, 4), (4, 3), (6, 3), (6, 4))
 #: the third part: ``6/6`` with warp 4's code moved down its code lines by k instructions (k LOP3 before its
 #: blocks; 8 - k before warp 0's, whose code follows, so that warp 0's stays where it was in its lines)
 PADS = (1, 2, 3, 4, 5, 6, 7)
@@ -122,10 +126,10 @@ def block_code(sass: list, lops_n: int = LOPS) -> dict:
     return out
 
 
-def patch(cubin: bytes, yields: tuple, lops_n: int = LOPS, fn: str | None = None) -> bytes:
+def patch(cubin: bytes, yields: tuple, lops_n: int = LOPS, fn: str | None = None, stall: int | None = None) -> bytes:
     """The cubin with every instruction of each warp's blocks (kernel ``fn``, by default :func:`name`
     ``(lops_n)``) not yielding but each block's ``yields[k]``-th LOP3 of warp 4k's (0: none); the reuse bits of a
-    yielding one cleared (``probe.with_control``)."""
+    yielding one cleared (``probe.with_control``); with ``stall``, every LOP3 of the blocks at that stall count."""
     import tempfile
     fn = fn or name(lops_n)
     with tempfile.TemporaryDirectory() as d:
@@ -138,7 +142,8 @@ def patch(cubin: bytes, yields: tuple, lops_n: int = LOPS, fn: str | None = None
         for block in code[w]:
             for j, (a, _t) in enumerate(block):
                 lo, hi = struct.unpack_from("<QQ", out, base + a)
-                struct.pack_into("<QQ", out, base + a, lo, with_control(hi, yields=j > 0 and j == yields[k]))
+                hi = with_control(hi, stall if stall and j > 0 else None, yields=j > 0 and j == yields[k])
+                struct.pack_into("<QQ", out, base + a, lo, hi)
     return bytes(out)
 
 
@@ -167,6 +172,13 @@ def device(out: Path) -> int:
         path.write_bytes(patch(plain, (LOPS, LOPS), LOPS, padded(k)))
         fn = cp.RawModule(path=str(path)).get_function(padded(k))
         rows += [dict(_launch(cp, fn, buf, off), variant=f"6/6+{k}", repeat=rep)
+                 for rep in range(REPEATS) for off in LENGTH_OFFSETS]
+        path.unlink()
+    for n, stall in STALLED:
+        path = out / f"yield_pair_len{n}s{stall}.cubin"
+        path.write_bytes(patch(plain, (n, n), n, stall=stall))
+        fn = cp.RawModule(path=str(path)).get_function(name(n))
+        rows += [dict(_launch(cp, fn, buf, off), variant=f"len{n}s{stall}", repeat=rep)
                  for rep in range(REPEATS) for off in LENGTH_OFFSETS]
         path.unlink()
     save_raw(out, "yield_pair", rows)
@@ -203,6 +215,10 @@ def loops() -> dict:
             path.write_bytes(patch(CUBIN.read_bytes(), (LOPS, LOPS), LOPS, padded(k)))
             sass = kernels_sass(path)[padded(k)]
             got[f"6/6+{k}"] = _encoded(sass, block_code(sass))
+        for n, stall in STALLED:
+            path.write_bytes(patch(CUBIN.read_bytes(), (n, n), n, stall=stall))
+            sass = kernels_sass(path)[name(n)]
+            got[f"len{n}s{stall}"] = _encoded(sass, block_code(sass, n))
     return got
 
 
@@ -226,9 +242,12 @@ def summarise(out: Path) -> int:
            f"from {LENGTH_OFFSETS.start} to {LENGTH_OFFSETS.stop - 1} by {LENGTH_OFFSETS.step}, {REPEATS} repeats; and "
            "kernels ypair_pad<k> (variants 6/6+<k>, k in 1-7): ypair's 6/6 with k LOP3 (LUT 0x3c) before warp 4's "
            "blocks and 8 - k before warp 0's (which follow warp 4's in the code): warp 4's code k instructions "
-           "further down its 128-byte lines, warp 0's where it was, the same offsets")
+           "further down its 128-byte lines, warp 0's where it was, the same offsets; and variants len<n>s<m>: "
+           f"blocks of n LOP3 at stall count m, each block's last yielding in both warps, (n, m) in {list(STALLED)}, "
+           "the same offsets")
     variants = {**{k: [LOPS, *v] for k, v in VARIANTS.items()}, **{f"len{n}": [n, n, n] for n in LENGTHS},
-                **{f"6/6+{k}": [LOPS, LOPS, LOPS] for k in PADS}}
+                **{f"6/6+{k}": [LOPS, LOPS, LOPS] for k in PADS},
+                **{f"len{n}s{stall}": [n, n, n] for n, stall in STALLED}}
     return summarise_raw(out, "yield_pair", how, source(), {"blocks": BLOCKS, "variants": variants,
                                                             "loops": loops()})
 

@@ -20,8 +20,9 @@ the same instruction for instruction. What the H100 does:
   slot assignment; ``sched_gap``'s beside an FFMA hog 0.5-5 % longer.
 
 ``sass_sim`` tells the two warps apart only by their turn, so it replays a run alike with the probe as the
-younger or the older warp (:func:`blind`; :func:`table` sets each build's runs beside their replay). The s4 routines are ALU stretches at stall count 2 with yields; an edge of the
-younger warp there is the asymmetry ``loop_delay`` shows (a younger warp that leads runs away, one that follows
+younger or the older warp (:func:`blind`; :func:`table` sets each build's runs beside their replay). The s4
+routines are ALU stretches at stall count 2 with yields; an edge of the younger warp there is the asymmetry
+``loop_delay`` shows (a younger warp that leads runs away, one that follows
 closes up), and the rule that gives it is not found (traces/h100/TIMING_FINDINGS.md, "A warp's age").
 
     python -m warpsim.timing.age_swap      # the H100's steps, built and swapped, beside the replay's

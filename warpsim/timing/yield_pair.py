@@ -5,15 +5,15 @@ Warps 0 and 4 each run 32 blocks of a clock read and n independent LOP3 at stall
 alone). Variants ``"a/b"`` (n = 6): the yield flag on each block's 6th LOP3 (``6``), its 3rd (``3``) or none
 (``-``) in warp 0's / warp 4's blocks; ``len<n>``: each block's last LOP3 yielding in both warps, n = 2-12;
 ``6/6+<k>``: ``6/6`` with warp 4's code k instructions further down its 128-byte lines (k = 1-7), warp 0's where
-it was. What the H100 does:
+it was; ``len<n>s<m>``: blocks of n LOP3 at stall count m (3, 4, 6) instead of ptxas's 2. What the H100 does:
 
 * **a warp often keeps the turn through the first yield after it takes the turn, and hardly ever through the
   next**: with the yield at each block's end the blocks do not interleave (83-100 % of the stamps a block's length
   after the one before, whoever runs), and a warp runs one block or two. Of the first yields after taking the turn,
   the share that pass it moves with the block's length and not monotonically (warp 0 / warp 4: n = 2 8 / 0 %, 3 0 /
   7 %, 4 68 / 67 %, 5 64 / 68 %, 6 55 / 30 %, 7 22 / 14 %, 8 99 / 54 %, 9-10 100 / 75-80 %, 12 100 / 100 %); the
-  second passes it (of 2,441 in ``6/6`` every one; with n = 4-12 and in the moved layouts 19 kept it of 4,627, 17 of
-  them warp 4's with its code moved 7 instructions), and with n = 2 or 3 the third;
+  second passes it (of 2,441 in ``6/6`` every one; with n = 4-12 and in the moved layouts 18 kept it of 4,632,
+  17 of them warp 4's with its code moved 7 instructions), and with n = 2 or 3 the third;
 * **where n is 6 or more the younger warp (4) keeps the turn more often**: n = 6 70 % of its first yields against
   45 %, with its code moved by 1-7 instructions 57-73 % against 42-62 %, n = 7 86 % against 78 %, n = 8-10 20-46 %
   against 0-1 % (n = 3-5: alike, or the older more). So with n = 6 it finishes first (``6/6``: its 32nd block
@@ -22,8 +22,11 @@ it was. What the H100 does:
   lie in their code lines: by those slots the first yields of one layout fall in cells that pass nearly always
   or nearly never (``6/6``: 99 %), but with warp 4's code moved only half the cells shared with ``6/6`` agree
   (82 of 163, :func:`slots_kept`): within a layout the slot stands for the block, not for a rule;
-* a warp that never yields keeps the turn to its last block (``6/-``, ``-/6``: 121 of 122 launches each; in the
-  first launch of each the other warp gets a block in), whichever warp it is.
+* a warp that never yields keeps the turn to its last block, whichever warp it is (``6/-``: all 122 launches;
+  ``-/6``: 121, in the first the other warp gets a block in);
+* **at a stall count of 3 or more the blocks interleave** (``len<n>s<m>``: 0-2 % whole): the waiting warp issues
+  in the turn's warp's stall counts from 3 on (as ``gap_stall``'s FFMA hog does), and at 2 it does not. There
+  the replay follows (its 32nd blocks within 1 % of the H100's at stall 4 and 6, 7-10 % early at 3).
 
 The table passes the turn at every yield, and lets the waiting warp issue its clock read in the turn's warp's
 stall (``gap_turn`` takes the turn with it): its blocks interleave (2-29 % whole), where the H100's do not
@@ -147,11 +150,17 @@ def first_pass(got: dict, warp: str) -> float:
     return p / n if n else float("nan")
 
 
-def whole(rows: list, lops: int) -> float:
-    """The share of block starts (of both warps, merged) a whole block (2 x ``lops`` + 2 cycles) after the one
-    before: blocks that did not interleave with the other warp's."""
+def block_cycles(doc: dict, variant: str) -> int:
+    """A block's cycles alone (the stall counts of its clock read and its LOP3)."""
+    n = doc["loops"]["variants"][variant][0]
+    return sum(int(x.split()[1]) for x in doc["loops"]["loops"][variant]["w0"][:n + 1])
+
+
+def whole(rows: list, cycles: int) -> float:
+    """The share of block starts (of both warps, merged) a whole block (``cycles``) after the one before: blocks
+    that did not interleave with the other warp's."""
     gaps = np.concatenate([np.diff(sorted(r["w0"][:-1] + r["w4"][:-1])) for r in rows])
-    return float(np.mean(gaps == 2 * lops + 2))
+    return float(np.mean(gaps == cycles))
 
 
 def table(doc: dict | None = None, **options) -> list[dict]:
@@ -163,13 +172,14 @@ def table(doc: dict | None = None, **options) -> list[dict]:
     for variant, (n, y0, y4) in doc["loops"]["variants"].items():
         if not y0 == y4 == n:
             continue
-        h100, model = launches(doc, variant), replayed(doc, variant, **options)
+        h100, model, cycles = launches(doc, variant), replayed(doc, variant, **options), block_cycles(doc, variant)
         got = passes(h100)
-        rows.append({"variant": variant, "lops": n, "pass0": first_pass(got, "0"), "pass4": first_pass(got, "4"),
-                     "h100_whole": whole(h100, n), "model_whole": whole(model, n),
+        rows.append({"variant": variant, "lops": n, "cycles": cycles,
+                     "pass0": first_pass(got, "0"), "pass4": first_pass(got, "4"),
+                     "h100_whole": whole(h100, cycles), "model_whole": whole(model, cycles),
                      **dict(zip(("h100_last0", "h100_last4"), last_blocks(h100))),
                      **dict(zip(("model_last0", "model_last4"), last_blocks(model)))})
-    return sorted(rows, key=lambda r: r["lops"])
+    return sorted(rows, key=lambda r: (r["cycles"] != 2 * r["lops"] + 2, r["lops"]))
 
 
 def main(argv=None) -> int:
@@ -186,9 +196,12 @@ def main(argv=None) -> int:
           "warp 4's code moved by k instructions, the cells shared with 6/6 that agree within 20 points:")
     print("  " + ", ".join(f"+{k} {'%d of %d' % slots_kept(doc, k)}" for k in range(1, 8)))
     for r in table(doc, **measurement.options_in(argv)):
-        print(f"  {r['variant']:5s} pass {100 * r['pass0']:3.0f} / {100 * r['pass4']:3.0f} %   whole "
-              f"{100 * r['h100_whole']:3.0f} / {100 * r['model_whole']:3.0f} %   last block H100 {r['h100_last0']:4.0f} "
-              f"/ {r['h100_last4']:4.0f}  replay {r['model_last0']:4.0f} / {r['model_last4']:4.0f}")
+        shares = (f"{100 * r['pass0']:3.0f} / {100 * r['pass4']:3.0f} %" if r["h100_whole"] > 0.5 else
+                  "(interleaved)")
+        print(f"  {r['variant']:7s} {r['cycles']:2d} cycles  pass {shares:11s}  whole "
+              f"{100 * r['h100_whole']:3.0f} / {100 * r['model_whole']:3.0f} %   last block H100 "
+              f"{r['h100_last0']:4.0f} / {r['h100_last4']:4.0f}  replay {r['model_last0']:4.0f} / "
+              f"{r['model_last4']:4.0f}")
     return 0
 
 
