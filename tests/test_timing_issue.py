@@ -257,6 +257,30 @@ def test_yield_pair_a_warp_keeps_the_turn_through_its_first_yield_part_of_the_ti
         yield_pair.load(str(bad))
 
 
+def test_fill_probe_a_warp_that_has_not_yielded_fills_stall_2_gaps(tmp_path):
+    """traces/h100/fill_probe.json (warpsim.timing.fill_probe): warp 0 issues 384 LOP3 at stall count 2 or 3 and
+    never yields; warp 4, after a sleep, issues 64 FFMA, FADD, IMAD or LOP3 between two clock reads. On the H100
+    warp 4's FFMA / FADD / IMAD and its clock reads go in warp 0's gaps (all before warp 0 ends, at stall 2 too,
+    where yield_pair's waiting warp issues nothing), its LOP3 only at stall 3; warp 0 runs 10-11 % over the ALU's
+    rate, which the replay does not have."""
+    from warpsim.timing import fill_probe
+    doc = fill_probe.load()
+    h100 = fill_probe.measured(doc)
+    assert len(h100) == 16 and all(h100[(k, 0, s)][1] == 2 for k in ("ffma", "imad", "lop3", "fadd") for s in (2, 3))
+    for k in ("ffma", "fadd", "imad"):
+        for s in (2, 3):
+            assert h100[(k, 64, s)][2] < -200  # warp 4 ends well before warp 0
+    assert h100[("ffma", 64, 2)][1] < 80 and h100[("lop3", 64, 2)][2] > 0 and h100[("lop3", 64, 3)][2] < -500
+    assert 1.08 < h100[("ffma", 0, 2)][0] / 768 < 1.14 and 1.07 < h100[("ffma", 0, 3)][0] / 1152 < 1.12
+    rows = {(r["kind"], r["m"], r["stall"]): r for r in fill_probe.table(doc)}
+    assert rows[("ffma", 0, 2)]["model"][0] == 768 and rows[("lop3", 64, 2)]["model"][2] > 0
+    assert abs(rows[("ffma", 64, 2)]["model"][1] - h100[("ffma", 64, 2)][1]) <= 2
+    bad = tmp_path / "fill_probe.json"
+    bad.write_text(json.dumps({"rows": [{"w0": [1]}], "loops": {}}))
+    with pytest.raises(ValueError, match="fill_probe.json: no runs, or a run without"):
+        fill_probe.load(str(bad))
+
+
 def test_s4_pairs_take_one_of_the_yield_policys_two_phase_modes():
     """Two warps of an s4 loop on one sub-partition (warpsim.timing.pair_modes): the H100's pair times are
     bimodal (T/sp_s4_k64 ILP 1: ~1.53 x one warp at 5-6 warps, ~1.39 x at 8-9), and every one of the 150
