@@ -26,7 +26,9 @@ it was; ``len<n>s<m>``: blocks of n LOP3 at stall count m (3, 4, 6) instead of p
   ``-/6``: 121, in the first the other warp gets a block in);
 * **at a stall count of 3 or more the blocks interleave** (``len<n>s<m>``: 0-2 % whole): the waiting warp issues
   in the turn's warp's stall counts from 3 on (as ``gap_stall``'s FFMA hog does), and at 2 it does not. There
-  the replay follows (its 32nd blocks within 1 % of the H100's at stall 4 and 6, 7-10 % early at 3).
+  the replay follows (its 32nd blocks within 1 % of the H100's at stall 4 and 6, 7-10 % early at 3). A warp that
+  has not yielded does issue in stall-2 gaps (``fill_probe``): what holds this one, its yield or its
+  straight-line code not yet fetched, is not told apart.
 
 The table passes the turn at every yield, and lets the waiting warp issue its clock read in the turn's warp's
 stall (``gap_turn`` takes the turn with it): its blocks interleave (2-29 % whole), where the H100's do not
