@@ -21,7 +21,6 @@ Read by ``python -m warpsim.timing.age_swap``.
 """
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 from pathlib import Path
