@@ -213,18 +213,21 @@ def test_yield_pair_a_warp_keeps_the_turn_through_its_first_yield_part_of_the_ti
     """traces/h100/yield_pair.json (warpsim.timing.yield_pair): warps 0 and 4 of one sub-partition, 32 blocks each of
     a clock read and n LOP3 at stall count 2, each block's last LOP3 yielding. On the H100 the blocks do not
     interleave, the share of first yields after taking the turn that pass it moves with n and not monotonically,
-    and the second passes it (in 6/6 every time, elsewhere with n >= 4 all but 18 of 4,632); with n = 6 the younger
+    and the second passes it (in 6/6 every time, elsewhere with n >= 4 all but 19 of 4,627); with n = 6 the younger
     warp keeps the turn more often, whatever the layout of its code. Where the two warps' next instructions lie in
     their code lines sorts one layout's first yields into cells that nearly always or never pass, but with warp 4's
     code moved only about half the shared cells agree. A warp that never yields keeps the turn (all launches but
-    the first of -/6). The table interleaves the blocks (the waiting warp's clock read in the turn's warp's
+    the first). The table interleaves the blocks (the waiting warp's clock read in the turn's warp's
     stall). With the LOP3 at stall count 3, 4 or 6 the H100's blocks interleave too, and at 4 and 6 the replay's
-    last blocks start within 1 % of the H100's."""
+    last blocks start within 1 % of the H100's. With the code cached (6/6w) nothing of this changes: the yield,
+    not the code's fetch, holds the waiting warp."""
     from warpsim.timing import yield_pair
     doc = yield_pair.load()
     table = yield_pair.table(doc)
     stalled = {r["variant"]: r for r in table if r["cycles"] != 2 * r["lops"] + 2}
-    rows = {r["variant"]: r for r in table if r["variant"] not in stalled}
+    warm = next(r for r in table if r["variant"] == "6/6w")  # the code cached: still whole, still the age
+    assert warm["h100_whole"] > 0.85 and 0.5 < warm["pass0"] < 0.65 and 0.3 < warm["pass4"] < 0.42
+    rows = {r["variant"]: r for r in table if r["variant"] not in stalled and r is not warm}
     assert {f"len{n}" for n in (2, 3, 4, 5, 7, 8, 9, 10, 12)} | {"6/6"} | {f"6/6+{k}" for k in range(1, 8)} == set(rows)
     assert set(stalled) == {"len2s6", "len3s4", "len4s3", "len6s3", "len6s4"}
     assert all(r["h100_whole"] > 0.8 and r["model_whole"] < 0.3 for r in rows.values())
@@ -240,7 +243,7 @@ def test_yield_pair_a_warp_keeps_the_turn_through_its_first_yield_part_of_the_ti
     assert all(p == n for (w, k), (n, p) in six.items() if k == 2) and max(k for _w, k in six) == 2
     second = [n - p for v, r in rows.items() if r["lops"] >= 4 and v != "6/6"
               for (_w, k), (n, p) in yield_pair.passes(yield_pair.launches(doc, v)).items() if k == 2]
-    assert sum(second) == 18
+    assert sum(second) <= 20  # 18 or 19 of about 4,630 in three device calls
     assert rows["6/6"]["h100_last0"] - rows["6/6"]["h100_last4"] > 60
     cells = yield_pair.by_slots(doc, "6/6")
     sure = sum(n for n, p in cells.values() if p <= 0.05 * n or p >= 0.95 * n)
@@ -250,7 +253,7 @@ def test_yield_pair_a_warp_keeps_the_turn_through_its_first_yield_part_of_the_ti
     for variant in ("6/-", "-/6"):  # the warp that never yields runs its 32 blocks in a row
         steady = "4" if variant == "6/-" else "0"
         got = [steady * 32 in yield_pair.order(r) for r in yield_pair.launches(doc, variant)]
-        assert all(got[1:])  # in -/6's first launch the other warp gets one block in
+        assert all(got[1:])  # in the first launch of each the other warp gets one block in
     bad = tmp_path / "yield_pair.json"
     bad.write_text(json.dumps({"rows": [], "loops": {"variants": {}, "loops": {}}}))
     with pytest.raises(ValueError, match="yield_pair.json: variants without loops, no runs"):

@@ -42,6 +42,9 @@ LENGTH_OFFSETS = range(-30, 31, 6)
 #: count than ptxas's 2, each block's last LOP3 yielding in both warps (variants ``len<n>s<stall>``): as many
 #: cycles a block with fewer instructions, or more cycles with as many
 STALLED = ((2, 6), (3, 4), (4, 3), (6, 3), (6, 4))
+#: the fifth part: ``6/6`` with the 32 blocks run twice in a loop, the second pass's stamps kept (variant
+#: ``6/6w``): the code the same, cached from the first pass
+WARM = f"{KERNEL}_warm"
 #: the third part: ``6/6`` with warp 4's code moved down its code lines by k instructions (k LOP3 before its
 #: blocks; 8 - k before warp 0's, whose code follows, so that warp 0's stays where it was in its lines)
 PADS = (1, 2, 3, 4, 5, 6, 7)
@@ -52,13 +55,17 @@ REPEATS = 2
 def source() -> str:
     """``ypair`` (blocks of 6 LOP3, the copies of :data:`VARIANTS`) and ``ypair_<n>`` for each of :data:`LENGTHS`
     (blocks of n LOP3, each block's last yielding in both warps)."""
-    return "".join([_kernel(name(n), n) for n in (LOPS,) + LENGTHS] + [_kernel(padded(k), LOPS, k) for k in PADS])
+    return "".join([_kernel(name(n), n) for n in (LOPS,) + LENGTHS] + [_kernel(padded(k), LOPS, k) for k in PADS]
+                   + [_kernel(WARM, LOPS, passes=2)])
 
 
-def _kernel(name: str, lops: int, pad: int = 0) -> str:
+def _kernel(name: str, lops: int, pad: int = 0, passes: int = 1) -> str:
     """A kernel whose blocks hold ``lops`` LOP3, warp 4's code after ``pad`` other LOP3 (LUT 0x3c) and warp 0's,
     which follows it in the binary, after 8 - ``pad`` (mod 8): warp 4's code moves ``pad`` instructions down
     its 128-byte lines, warp 0's stays where it is in its lines."""
+
+    def twice(code):  # the blocks run ``passes`` times, the stamps of the last kept: its code is cached
+        return code if passes == 1 else f"#pragma unroll 1\n    for (int r = 0; r < {passes}; ++r) {{\n    {code}\n    }}"
 
     def pads(k):
         return "".join('asm volatile("lop3.b32 %0, %0, %1, %2, 0x3c;" : "+r"(p) : "r"(y), "r"(z)); ' for _ in range(k))
@@ -79,10 +86,10 @@ extern "C" __global__ void {name}(int d0, int d4, unsigned long long* out, unsig
   while (clock64() - t0 < (unsigned long long)d) {{}}
   if (w == 0) {{
     {pads((8 - pad) % 8)}
-    {blocks(LUTS[0])}
+    {twice(blocks(LUTS[0]))}
   }} else {{
     {pads(pad)}
-    {blocks(LUTS[4])}
+    {twice(blocks(LUTS[4]))}
   }}
   s[{BLOCKS}] = clock64();
   if ((threadIdx.x & 31) == 0)
@@ -181,6 +188,12 @@ def device(out: Path) -> int:
         rows += [dict(_launch(cp, fn, buf, off), variant=f"len{n}s{stall}", repeat=rep)
                  for rep in range(REPEATS) for off in LENGTH_OFFSETS]
         path.unlink()
+    path = out / "yield_pair_warm.cubin"
+    path.write_bytes(patch(plain, (LOPS, LOPS), LOPS, WARM))
+    fn = cp.RawModule(path=str(path)).get_function(WARM)
+    rows += [dict(_launch(cp, fn, buf, off), variant="6/6w", repeat=rep)
+             for rep in range(REPEATS) for off in LENGTH_OFFSETS]
+    path.unlink()
     save_raw(out, "yield_pair", rows)
     return 0
 
@@ -219,6 +232,9 @@ def loops() -> dict:
             path.write_bytes(patch(CUBIN.read_bytes(), (n, n), n, stall=stall))
             sass = kernels_sass(path)[name(n)]
             got[f"len{n}s{stall}"] = _encoded(sass, block_code(sass, n))
+        path.write_bytes(patch(CUBIN.read_bytes(), (LOPS, LOPS), LOPS, WARM))
+        sass = kernels_sass(path)[WARM]
+        got["6/6w"] = _encoded(sass, block_code(sass))
     return got
 
 
@@ -244,10 +260,11 @@ def summarise(out: Path) -> int:
            "blocks and 8 - k before warp 0's (which follow warp 4's in the code): warp 4's code k instructions "
            "further down its 128-byte lines, warp 0's where it was, the same offsets; and variants len<n>s<m>: "
            f"blocks of n LOP3 at stall count m, each block's last yielding in both warps, (n, m) in {list(STALLED)}, "
-           "the same offsets")
+           "the same offsets; and variant 6/6w: 6/6's blocks run twice in a loop (kernel ypair_warm), the second "
+           "pass's stamps kept, its code cached by the first")
     variants = {**{k: [LOPS, *v] for k, v in VARIANTS.items()}, **{f"len{n}": [n, n, n] for n in LENGTHS},
                 **{f"6/6+{k}": [LOPS, LOPS, LOPS] for k in PADS},
-                **{f"len{n}s{stall}": [n, n, n] for n, stall in STALLED}}
+                **{f"len{n}s{stall}": [n, n, n] for n, stall in STALLED}, "6/6w": [LOPS, LOPS, LOPS]}
     return summarise_raw(out, "yield_pair", how, source(), {"blocks": BLOCKS, "variants": variants,
                                                             "loops": loops()})
 

@@ -5,14 +5,15 @@ Warps 0 and 4 each run 32 blocks of a clock read and n independent LOP3 at stall
 alone). Variants ``"a/b"`` (n = 6): the yield flag on each block's 6th LOP3 (``6``), its 3rd (``3``) or none
 (``-``) in warp 0's / warp 4's blocks; ``len<n>``: each block's last LOP3 yielding in both warps, n = 2-12;
 ``6/6+<k>``: ``6/6`` with warp 4's code k instructions further down its 128-byte lines (k = 1-7), warp 0's where
-it was; ``len<n>s<m>``: blocks of n LOP3 at stall count m (3, 4, 6) instead of ptxas's 2. What the H100 does:
+it was; ``len<n>s<m>``: blocks of n LOP3 at stall count m (3, 4, 6) instead of ptxas's 2; ``6/6w``: ``6/6``'s blocks
+run twice in a loop, the second pass stamped (its code cached by the first). What the H100 does:
 
 * **a warp often keeps the turn through the first yield after it takes the turn, and hardly ever through the
   next**: with the yield at each block's end the blocks do not interleave (83-100 % of the stamps a block's length
   after the one before, whoever runs), and a warp runs one block or two. Of the first yields after taking the turn,
   the share that pass it moves with the block's length and not monotonically (warp 0 / warp 4: n = 2 8 / 0 %, 3 0 /
   7 %, 4 68 / 67 %, 5 64 / 68 %, 6 55 / 30 %, 7 22 / 14 %, 8 99 / 54 %, 9-10 100 / 75-80 %, 12 100 / 100 %); the
-  second passes it (of 2,441 in ``6/6`` every one; with n = 4-12 and in the moved layouts 18 kept it of 4,632,
+  second passes it (of 2,441 in ``6/6`` every one; with n = 4-12 and in the moved layouts 19 kept it of 4,627,
   17 of them warp 4's with its code moved 7 instructions), and with n = 2 or 3 the third;
 * **where n is 6 or more the younger warp (4) keeps the turn more often**: n = 6 70 % of its first yields against
   45 %, with its code moved by 1-7 instructions 57-73 % against 42-62 %, n = 7 86 % against 78 %, n = 8-10 20-46 %
@@ -22,13 +23,14 @@ it was; ``len<n>s<m>``: blocks of n LOP3 at stall count m (3, 4, 6) instead of p
   lie in their code lines: by those slots the first yields of one layout fall in cells that pass nearly always
   or nearly never (``6/6``: 99 %), but with warp 4's code moved only half the cells shared with ``6/6`` agree
   (82 of 163, :func:`slots_kept`): within a layout the slot stands for the block, not for a rule;
-* a warp that never yields keeps the turn to its last block, whichever warp it is (``6/-``: all 122 launches;
-  ``-/6``: 121, in the first the other warp gets a block in);
-* **at a stall count of 3 or more the blocks interleave** (``len<n>s<m>``: 0-2 % whole): the waiting warp issues
+* a warp that never yields keeps the turn to its last block, whichever warp it is (``6/-`` and ``-/6``: 121 of
+  122 launches each, in the first the other warp gets a block in);
+* **at a stall count of 3 or more the blocks interleave** (``len<n>s<m>``: 0-5 % whole): the waiting warp issues
   in the turn's warp's stall counts from 3 on (as ``gap_stall``'s FFMA hog does), and at 2 it does not. There
   the replay follows (its 32nd blocks within 1 % of the H100's at stall 4 and 6, 7-10 % early at 3). A warp that
-  has not yielded does issue in stall-2 gaps (``fill_probe``): what holds this one, its yield or its
-  straight-line code not yet fetched, is not told apart.
+  has not yielded does issue in stall-2 gaps (``fill_probe``); with the code cached (``6/6w``) the blocks are
+  still 89 % whole and the first yields pass as before (58 / 36 %), so what holds the waiting warp is its yield,
+  not its code's fetch.
 
 The table passes the turn at every yield, and lets the waiting warp issue its clock read in the turn's warp's
 stall (``gap_turn`` takes the turn with it): its blocks interleave (2-29 % whole), where the H100's do not
