@@ -65,7 +65,8 @@ def _kernel(name: str, lops: int, pad: int = 0, passes: int = 1) -> str:
     its 128-byte lines, warp 0's stays where it is in its lines."""
 
     def twice(code):  # the blocks run ``passes`` times, the stamps of the last kept: its code is cached
-        return code if passes == 1 else f"#pragma unroll 1\n    for (int r = 0; r < {passes}; ++r) {{\n    {code}\n    }}"
+        loop = f"#pragma unroll 1\n    for (int r = 0; r < {passes}; ++r) {{\n    {code}\n    }}"
+        return code if passes == 1 else loop
 
     def pads(k):
         return "".join('asm volatile("lop3.b32 %0, %0, %1, %2, 0x3c;" : "+r"(p) : "r"(y), "r"(z)); ' for _ in range(k))
