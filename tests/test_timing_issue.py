@@ -10,8 +10,6 @@ import re
 import numpy as np
 import pytest
 
-from warpsim.replay_timing import replay_timing
-from warpsim.timing import known
 from warpsim.tracefile import read_trace
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

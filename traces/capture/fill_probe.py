@@ -17,7 +17,6 @@ Read by ``python -m warpsim.timing.fill_probe``.
 """
 from __future__ import annotations
 
-import re
 import struct
 import sys
 from pathlib import Path
@@ -25,7 +24,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent.parent))
-from probe import BUILD, builder, cli, code_section, kernels_sass, save_raw, summarise_raw, with_control  # noqa: E402
+from probe import (BUILD, builder, cli, code_section, kernels_sass, lut_lops, save_raw, summarise_raw,  # noqa: E402
+                   with_control)
 
 CUBIN = BUILD / "fill_probe.cubin"
 LOPS = 384  # warp 0's LOP3
@@ -84,25 +84,17 @@ extern "C" __global__ void {name(kind, m)}(unsigned long long* out, unsigned* si
 
 def warp0_lops(sass: list) -> list:
     """The addresses of warp 0's LOP3 (LUT 0x96, reading the kernel's y and z), checked to be :data:`LOPS`."""
-    ops = {a: m.groups() for a, t, _c in sass
-           if (m := re.match(r"LOP3\.LUT R\d+, R\d+, (R\d+)(?:\.reuse)?, (R\d+)(?:\.reuse)?, 0x96, ", t))}
-    yz = max(set(ops.values()), key=list(ops.values()).count)
-    got = sorted(a for a, v in ops.items() if v == yz)
+    got = [sass[i][0] for i in lut_lops(sass, "0x96")]
     if len(got) != LOPS:
         raise ValueError(f"{len(got)} LOP3 of warp 0, expected {LOPS}")
     return got
 
 
-def patch(cubin: bytes, fn: str, stall: int) -> bytes:
-    """Kernel ``fn`` with warp 0's LOP3 at stall count ``stall`` and none of them yielding."""
-    import tempfile
-    with tempfile.TemporaryDirectory() as d:
-        path = Path(d) / "plain.cubin"
-        path.write_bytes(cubin)
-        addrs = warp0_lops(kernels_sass(path)[fn])
+def patch(cubin: bytes, sass: list, fn: str, stall: int) -> bytes:
+    """Kernel ``fn`` (its SASS ``sass``) with warp 0's LOP3 at stall count ``stall`` and none of them yielding."""
     out = bytearray(cubin)
     base, _size = code_section(cubin, fn)
-    for a in addrs:
+    for a in warp0_lops(sass):
         lo, hi = struct.unpack_from("<QQ", out, base + a)
         struct.pack_into("<QQ", out, base + a, lo, with_control(hi, stall, yields=False))
     return bytes(out)
@@ -111,14 +103,14 @@ def patch(cubin: bytes, fn: str, stall: int) -> bytes:
 def device(out: Path) -> int:
     import cupy as cp
     out.mkdir(parents=True, exist_ok=True)
-    plain = CUBIN.read_bytes()
+    plain, code = CUBIN.read_bytes(), kernels_sass(CUBIN)
     buf, sink = cp.zeros(4, cp.uint64), cp.zeros(160, cp.uint32)
     rows = []
     for kind in KINDS:
         for m in COUNTS:
             for stall in STALLS:
                 path = out / f"fill_{kind}_{m}_s{stall}.cubin"
-                path.write_bytes(patch(plain, name(kind, m), stall))
+                path.write_bytes(patch(plain, code[name(kind, m)], name(kind, m), stall))
                 fn = cp.RawModule(path=str(path)).get_function(name(kind, m))
                 for rep in range(REPEATS):
                     buf.fill(0)

@@ -29,7 +29,7 @@ sys.path.insert(0, str(HERE))
 from gap_stall import CUBIN, FFMA, HOG_TRIPS, KERNEL, LOP3, N, REPEATS, _loops, launch  # noqa: E402
 from gap_stall import patch as patch_control  # noqa: E402
 from ifetch import TRIPS, runs_of  # noqa: E402
-from probe import REUSE_BITS, cli, code_section, kernels_sass, save_raw, summarise_raw, with_sources  # noqa: E402
+from probe import REUSE_BITS, cli, code_section, kernel_sass, save_raw, summarise_raw, with_sources  # noqa: E402
 
 STALLS = (2, 3, 4, 6)
 HOG_YIELDS = (4, 16)
@@ -93,17 +93,13 @@ def device(out: Path) -> int:
 def loops() -> dict:
     """Each copy's probe and hog loops as ``warpsim.timing.sass_profile`` encodes them, with their register
     operands (``encode_operands``, for the replay's banks), run-length coded."""
-    import tempfile
     from warpsim.timing import sass_profile
     got: dict = {}
-    with tempfile.TemporaryDirectory() as d:
-        for name, v in variants().items():
-            path = Path(d) / "copy.cubin"
-            path.write_bytes(patch(CUBIN.read_bytes(), *v))
-            bodies = _loops(kernels_sass(path)[KERNEL])
-            got[name] = {k: runs_of([sass_profile.encode(t, c) for _a, t, c in body]) for k, body in bodies.items()}
-            got[name].update({f"{k}_operands": runs_of([sass_profile.encode_operands(t) for _a, t, _c in body])
-                              for k, body in bodies.items()})
+    for name, v in variants().items():
+        bodies = _loops(kernel_sass(patch(CUBIN.read_bytes(), *v), KERNEL))
+        got[name] = {k: runs_of([sass_profile.encode(t, c) for _a, t, c in body]) for k, body in bodies.items()}
+        got[name].update({f"{k}_operands": runs_of([sass_profile.encode_operands(t) for _a, t, _c in body])
+                          for k, body in bodies.items()})
     return got
 
 

@@ -23,7 +23,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from ifetch import TRIPS, runs_of  # noqa: E402
-from probe import BUILD, builder, cli, code_section, kernels_sass, save_raw, summarise_raw, with_control  # noqa: E402
+from probe import BUILD, builder, cli, code_section, kernel_sass, save_raw, summarise_raw, with_control  # noqa: E402
 
 KERNEL = "gstall"
 CUBIN = BUILD / "gap_stall.cubin"
@@ -131,16 +131,11 @@ def device(out: Path) -> int:
 def loops() -> dict:
     """The probe's and the hog's loop of each copy, as ``warpsim.timing.sass_profile`` encodes them (run-length
     coded), from cuobjdump's SASS of the copy."""
-    import tempfile
     from warpsim.timing import sass_profile
     got: dict = {}
-    with tempfile.TemporaryDirectory() as d:
-        for name, v in variants().items():
-            path = Path(d) / "copy.cubin"
-            path.write_bytes(patch(CUBIN.read_bytes(), *v))
-            sass = kernels_sass(path)[KERNEL]
-            bodies = _loops(sass)
-            got[name] = {k: runs_of([sass_profile.encode(t, c) for _a, t, c in body]) for k, body in bodies.items()}
+    for name, v in variants().items():
+        bodies = _loops(kernel_sass(patch(CUBIN.read_bytes(), *v), KERNEL))
+        got[name] = {k: runs_of([sass_profile.encode(t, c) for _a, t, c in body]) for k, body in bodies.items()}
     return got
 
 

@@ -83,6 +83,26 @@ def kernels_sass(cubin: Path) -> dict:
     return sass_profile.parse_sass(text)
 
 
+def kernel_sass(cubin: bytes, fn: str) -> list:
+    """Kernel ``fn``'s SASS (as :func:`kernels_sass` gives it) in the cubin whose bytes are ``cubin``."""
+    import tempfile
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / "copy.cubin"
+        path.write_bytes(cubin)
+        return kernels_sass(path)[fn]
+
+
+def lut_lops(sass: list, lut: str) -> list[int]:
+    """The indices in a kernel's ``sass`` (:func:`kernels_sass`) of its ``LOP3.LUT Rd, Ra, Rb, Rc, <lut>`` that
+    read, as Rb and Rc, the two registers most of them read: the kernel's own asm LOP3 on its y and z, not those
+    ptxas makes of its other code with that LUT."""
+    import re
+    ops = {i: m.groups() for i, (_a, t, _c) in enumerate(sass)
+           if (m := re.match(rf"LOP3\.LUT R\d+, R\d+, (R\d+)(?:\.reuse)?, (R\d+)(?:\.reuse)?, {lut}, ", t))}
+    yz = max(set(ops.values()), key=list(ops.values()).count)
+    return sorted(i for i, v in ops.items() if v == yz)
+
+
 def kernel_loops(cubin: Path, keep=lambda name: True) -> dict:
     """Per kernel of ``cubin`` that ``keep`` takes, its loop as ``warpsim.timing.sass_profile`` encodes it
     (opcode and control bits, one line an instruction; the last backward branch's block, ptxas's unrolled

@@ -26,7 +26,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from branch_fetch import kernel_source  # noqa: E402
 from ifetch import TRIPS, Launcher, loops_of  # noqa: E402
-from probe import (BUILD, builder, cli, code_section, kernels_sass, save_raw, summarise_raw, with_control,  # noqa: E402
+from probe import (BUILD, builder, cli, code_section, kernel_sass, save_raw, summarise_raw, with_control,  # noqa: E402
                    with_sources)
 
 N = 264
@@ -131,16 +131,12 @@ def operands(copies: dict | None = None) -> dict:
     (``{(kernel, variant): cubin}``, :func:`variant_cubins` by default), its register operands
     (``sass_profile.encode_operands`` of the copy's SASS, cuobjdump), run-length coded as ``loops_of`` codes the
     loop."""
-    import tempfile
     from ifetch import runs_of
     from warpsim.timing import sass_profile
     out: dict = {}
-    with tempfile.TemporaryDirectory() as d:
-        for (kernel, name), data in (copies or variant_cubins()).items():
-            path = Path(d) / "copy.cubin"
-            path.write_bytes(data)
-            body = sass_profile.loop_body(kernels_sass(path)[kernel])
-            out.setdefault(kernel, {})[name] = runs_of([sass_profile.encode_operands(t) for _a, t, _c in body])
+    for (kernel, name), data in (copies or variant_cubins()).items():
+        body = sass_profile.loop_body(kernel_sass(data, kernel))
+        out.setdefault(kernel, {})[name] = runs_of([sass_profile.encode_operands(t) for _a, t, _c in body])
     return out
 
 

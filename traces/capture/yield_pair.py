@@ -25,7 +25,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent.parent))
-from probe import BUILD, builder, cli, code_section, kernels_sass, save_raw, summarise_raw, with_control  # noqa: E402
+from probe import (BUILD, builder, cli, code_section, kernel_sass, kernels_sass, lut_lops, save_raw,  # noqa: E402
+                   summarise_raw, with_control)
 
 KERNEL = "ypair"
 CUBIN = BUILD / "yield_pair.cubin"
@@ -115,10 +116,7 @@ def block_code(sass: list, lops_n: int = LOPS) -> dict:
     followed by its 6 LOP3 (checked). The clock read after the last block is the two warps' shared code."""
     out = {}
     for w, lut in LUTS.items():
-        ops = {i: m.groups() for i, (_a, t, _c) in enumerate(sass)
-               if (m := re.match(rf"LOP3\.LUT R\d+, R\d+, (R\d+)(?:\.reuse)?, (R\d+)(?:\.reuse)?, {lut}, ", t))}
-        yz = max(set(ops.values()), key=list(ops.values()).count)
-        lops = sorted(i for i, v in ops.items() if v == yz)
+        lops = lut_lops(sass, lut)
         blocks, cur = [], None
         for i in range(lops[0] - 1, lops[-1] + 1):
             a, t, _c = sass[i]
@@ -134,16 +132,11 @@ def block_code(sass: list, lops_n: int = LOPS) -> dict:
     return out
 
 
-def patch(cubin: bytes, yields: tuple, lops_n: int = LOPS, fn: str | None = None, stall: int | None = None) -> bytes:
-    """The cubin with every instruction of each warp's blocks (kernel ``fn``, by default :func:`name`
-    ``(lops_n)``) not yielding but each block's ``yields[k]``-th LOP3 of warp 4k's (0: none); the reuse bits of a
+def patch(cubin: bytes, sass: list, fn: str, yields: tuple, lops_n: int = LOPS, stall: int | None = None) -> bytes:
+    """The cubin with every instruction of each warp's blocks in kernel ``fn`` (its SASS ``sass``, blocks of
+    ``lops_n`` LOP3) not yielding but each block's ``yields[k]``-th LOP3 of warp 4k's (0: none); the reuse bits of a
     yielding one cleared (``probe.with_control``); with ``stall``, every LOP3 of the blocks at that stall count."""
-    import tempfile
-    fn = fn or name(lops_n)
-    with tempfile.TemporaryDirectory() as d:
-        path = Path(d) / "plain.cubin"
-        path.write_bytes(cubin)
-        code = block_code(kernels_sass(path)[fn], lops_n)
+    code = block_code(sass, lops_n)
     out = bytearray(cubin)
     base, _size = code_section(cubin, fn)
     for k, w in enumerate(LUTS):
@@ -155,46 +148,30 @@ def patch(cubin: bytes, yields: tuple, lops_n: int = LOPS, fn: str | None = None
     return bytes(out)
 
 
+def copies() -> list:
+    """``[(variant, kernel, LOP3 a block, (warp 0's yield, warp 4's), stall count or None, offsets)]``: every copy
+    the device runs, in its order: :data:`VARIANTS`, :data:`LENGTHS`, :data:`PADS`, :data:`STALLED`, ``6/6w``."""
+    six = (LOPS, LOPS)
+    return ([(label, KERNEL, LOPS, v, None, OFFSETS) for label, v in VARIANTS.items()]
+            + [(f"len{n}", name(n), n, (n, n), None, LENGTH_OFFSETS) for n in LENGTHS]
+            + [(f"6/6+{k}", padded(k), LOPS, six, None, LENGTH_OFFSETS) for k in PADS]
+            + [(f"len{n}s{stall}", name(n), n, (n, n), stall, LENGTH_OFFSETS) for n, stall in STALLED]
+            + [("6/6w", WARM, LOPS, six, None, LENGTH_OFFSETS)])
+
+
 def device(out: Path) -> int:
     import cupy as cp
     out.mkdir(parents=True, exist_ok=True)
-    plain = CUBIN.read_bytes()
+    plain, code = CUBIN.read_bytes(), kernels_sass(CUBIN)
     buf = cp.zeros(2 * (BLOCKS + 1), cp.uint64)
     rows = []
-    for label, v in VARIANTS.items():
-        path = out / f"yield_pair_{label.replace('/', '_').replace('-', 'n')}.cubin"
-        path.write_bytes(patch(plain, v))
-        fn = cp.RawModule(path=str(path)).get_function(KERNEL)
-        rows += [dict(_launch(cp, fn, buf, off), variant=label, repeat=rep)
-                 for rep in range(REPEATS) for off in OFFSETS]
+    for i, (label, fn, n, yields, stall, offsets) in enumerate(copies()):
+        path = out / f"yield_pair_{i}.cubin"  # a path of its own: CuPy keeps a module by its path
+        path.write_bytes(patch(plain, code[fn], fn, yields, n, stall))
+        kernel = cp.RawModule(path=str(path)).get_function(fn)
+        rows += [dict(_launch(cp, kernel, buf, off), variant=label, repeat=rep)
+                 for rep in range(REPEATS) for off in offsets]
         path.unlink()
-    for n in LENGTHS:
-        path = out / f"yield_pair_len{n}.cubin"
-        path.write_bytes(patch(plain, (n, n), n))
-        fn = cp.RawModule(path=str(path)).get_function(name(n))
-        rows += [dict(_launch(cp, fn, buf, off), variant=f"len{n}", repeat=rep)
-                 for rep in range(REPEATS) for off in LENGTH_OFFSETS]
-        path.unlink()
-    for k in PADS:
-        path = out / f"yield_pair_pad{k}.cubin"
-        path.write_bytes(patch(plain, (LOPS, LOPS), LOPS, padded(k)))
-        fn = cp.RawModule(path=str(path)).get_function(padded(k))
-        rows += [dict(_launch(cp, fn, buf, off), variant=f"6/6+{k}", repeat=rep)
-                 for rep in range(REPEATS) for off in LENGTH_OFFSETS]
-        path.unlink()
-    for n, stall in STALLED:
-        path = out / f"yield_pair_len{n}s{stall}.cubin"
-        path.write_bytes(patch(plain, (n, n), n, stall=stall))
-        fn = cp.RawModule(path=str(path)).get_function(name(n))
-        rows += [dict(_launch(cp, fn, buf, off), variant=f"len{n}s{stall}", repeat=rep)
-                 for rep in range(REPEATS) for off in LENGTH_OFFSETS]
-        path.unlink()
-    path = out / "yield_pair_warm.cubin"
-    path.write_bytes(patch(plain, (LOPS, LOPS), LOPS, WARM))
-    fn = cp.RawModule(path=str(path)).get_function(WARM)
-    rows += [dict(_launch(cp, fn, buf, off), variant="6/6w", repeat=rep)
-             for rep in range(REPEATS) for off in LENGTH_OFFSETS]
-    path.unlink()
     save_raw(out, "yield_pair", rows)
     return 0
 
@@ -213,29 +190,11 @@ def _launch(cp, fn, buf, off: int) -> dict:
 def loops() -> dict:
     """``{variant: {"w0": [...], "w4": [...], "w0_blocks": [...], "w4_blocks": [...]}}``: each warp's 32 blocks
     (a clock read and n LOP3 each) in each copy (:func:`_encoded`)."""
-    import tempfile
+    plain, code = CUBIN.read_bytes(), kernels_sass(CUBIN)
     got = {}
-    with tempfile.TemporaryDirectory() as d:
-        for label, v in VARIANTS.items():
-            path = Path(d) / "copy.cubin"
-            path.write_bytes(patch(CUBIN.read_bytes(), v))
-            sass = kernels_sass(path)[KERNEL]
-            got[label] = _encoded(sass, block_code(sass))
-        for n in LENGTHS:
-            path.write_bytes(patch(CUBIN.read_bytes(), (n, n), n))
-            sass = kernels_sass(path)[name(n)]
-            got[f"len{n}"] = _encoded(sass, block_code(sass, n))
-        for k in PADS:
-            path.write_bytes(patch(CUBIN.read_bytes(), (LOPS, LOPS), LOPS, padded(k)))
-            sass = kernels_sass(path)[padded(k)]
-            got[f"6/6+{k}"] = _encoded(sass, block_code(sass))
-        for n, stall in STALLED:
-            path.write_bytes(patch(CUBIN.read_bytes(), (n, n), n, stall=stall))
-            sass = kernels_sass(path)[name(n)]
-            got[f"len{n}s{stall}"] = _encoded(sass, block_code(sass, n))
-        path.write_bytes(patch(CUBIN.read_bytes(), (LOPS, LOPS), LOPS, WARM))
-        sass = kernels_sass(path)[WARM]
-        got["6/6w"] = _encoded(sass, block_code(sass))
+    for label, fn, n, yields, stall, _offsets in copies():
+        sass = kernel_sass(patch(plain, code[fn], fn, yields, n, stall), fn)
+        got[label] = _encoded(sass, block_code(sass, n))
     return got
 
 
@@ -263,9 +222,7 @@ def summarise(out: Path) -> int:
            f"blocks of n LOP3 at stall count m, each block's last yielding in both warps, (n, m) in {list(STALLED)}, "
            "the same offsets; and variant 6/6w: 6/6's blocks run twice in a loop (kernel ypair_warm), the second "
            "pass's stamps kept, its code cached by the first")
-    variants = {**{k: [LOPS, *v] for k, v in VARIANTS.items()}, **{f"len{n}": [n, n, n] for n in LENGTHS},
-                **{f"6/6+{k}": [LOPS, LOPS, LOPS] for k in PADS},
-                **{f"len{n}s{stall}": [n, n, n] for n, stall in STALLED}, "6/6w": [LOPS, LOPS, LOPS]}
+    variants = {label: [n, *yields] for label, _fn, n, yields, _stall, _offsets in copies()}
     return summarise_raw(out, "yield_pair", how, source(), {"blocks": BLOCKS, "variants": variants,
                                                             "loops": loops()})
 

@@ -61,10 +61,14 @@ def load(path: str = PATH) -> dict:
     return doc
 
 
+def events(row: dict) -> list:
+    """``[(cycle, warp, block)]``: the block starts of a launch's two warps (0 and 4), in the order they came."""
+    return sorted([(t, 0, k) for k, t in enumerate(row["w0"][:-1])] + [(t, 4, k) for k, t in enumerate(row["w4"][:-1])])
+
+
 def order(row: dict) -> str:
     """The warps ("0" / "4") of a launch's blocks in the order they started."""
-    ev = sorted([(t, "0") for t in row["w0"][:-1]] + [(t, "4") for t in row["w4"][:-1]])
-    return "".join(w for _t, w in ev)
+    return "".join(str(w) for _t, w, _k in events(row))
 
 
 def runs(row: dict) -> list:
@@ -97,7 +101,7 @@ def by_slots(doc: dict, variant: str) -> dict:
     code = doc["loops"]["loops"][variant]
     got: dict = collections.defaultdict(lambda: [0, 0])
     for r in launches(doc, variant):
-        ev = sorted([(t, 0, k) for k, t in enumerate(r["w0"][:-1])] + [(t, 4, k) for k, t in enumerate(r["w4"][:-1])])
+        ev = events(r)
         for i in range(1, len(ev) - 1):
             _t, w, k = ev[i]
             if ev[i - 1][1] == w:
@@ -163,14 +167,14 @@ def block_cycles(doc: dict, variant: str) -> int:
 def whole(rows: list, cycles: int) -> float:
     """The share of block starts (of both warps, merged) a whole block (``cycles``) after the one before: blocks
     that did not interleave with the other warp's."""
-    gaps = np.concatenate([np.diff(sorted(r["w0"][:-1] + r["w4"][:-1])) for r in rows])
+    gaps = np.concatenate([np.diff([t for t, _w, _k in events(r)]) for r in rows])
     return float(np.mean(gaps == cycles))
 
 
 def table(doc: dict | None = None, **options) -> list[dict]:
-    """Per variant whose yields end its blocks (``6/6`` and ``len<n>``): the share of each warp's first yields
-    after taking the turn that pass it (the H100's), the share of blocks run whole and each warp's last block
-    start, the H100's and the replay's."""
+    """Per variant whose yields end its blocks in both warps (``6/6``, ``6/6+<k>``, ``6/6w``, ``len<n>``,
+    ``len<n>s<m>``): the share of each warp's first yields after taking the turn that pass it (the H100's), the
+    share of blocks run whole and each warp's last block start, the H100's and the replay's."""
     doc = doc or load()
     rows = []
     for variant, (n, y0, y4) in doc["loops"]["variants"].items():
