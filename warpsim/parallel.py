@@ -55,8 +55,8 @@ def can_fork(processes: int) -> bool:
 
 def fork_map(fn, items: list, processes: int | None = None):
     """``fn(item)`` of each of ``items``, in order (an iterator), ``processes`` at a time (default:
-    :func:`default_processes`) in forked workers; here one by one where :func:`can_fork` says no. A job's error is raised here as
-    :class:`WorkerError` (its class, message and traceback), when its result is reached."""
+    :func:`default_processes`) in forked workers; here one by one where :func:`can_fork` says no. A job's error is
+    raised here as :class:`WorkerError` (its class, message and traceback), when its result is reached."""
     global _JOBS
     items = list(items)
     procs = min(processes or default_processes(), len(items))

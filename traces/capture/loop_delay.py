@@ -5,19 +5,19 @@
     python traces/capture/loop_delay.py --device OUT --cubins DIR # on the GPU (CuPy): OUT/loop_delay.json
 
 Two warps of an s4 loop on one sub-partition (warps w and w + 4) run it in phase or out of phase, and which
-follows how far apart they start it (``loop_start_sass.json``); there the offsets were what the launches
-before left, 18-75 cycles in a few clusters. Here they are set. Each recorded timing module
+follows how far apart they start it (``loop_start_sass.json``); there the offsets were what the launches before
+left, 18-75 cycles in a few clusters. Here they are set. Each recorded timing module
 (kernels/timing_{sp_s4_k64,sp_s4_k128,dense_s4_k64}.ptx) gets, at the top of every kernel, before its operand
 loads: ``bar.sync 0``, then a spin on ``%clock64`` of ``BASE`` cycles for warps 0-3 (8-11) and of D cycles for
-warps 4-7 (12-15), D read from the launch's dynamic shared memory size (``SMEM + D`` bytes, so the L1's
-carveout does not move with D). No branch depends on the warp (a ``selp`` picks the spin's length, the spin's
-branch is ``bra.uni``), so ptxas makes the ILP 1 kernels' code from their first operand load on exactly the
-recorded SASS (checked by disassembly, branch and call targets relative, and at the same offset within a
-128-byte line); only the ILP 1 kernels are run (ptxas's code for ILP 4 differs in a few register moves). The start clock's CS2R is then moved in the
-binary to after the operand loads, as ``loop_start_sass.py`` does, so each warp's start clock is its loop
-start. Runs: ILP 1 with 5 and 8 warps, D from 0 to ``BASE`` + 400 in steps of 4 cycles, 3 launches of each D
-one after another (as capture.py launches a configuration); one warp, 3 launches. Summarised by
-``python -m warpsim.timing.loop_delay``.
+warps 4-7 (12-15), D read from the launch's dynamic shared memory size (``SMEM + D`` bytes, so the L1's carveout
+does not move with D). No branch depends on the warp (a ``selp`` picks the spin's length, the spin's branch is
+``bra.uni``), so ptxas makes the ILP 1 kernels' code from their first operand load on exactly the recorded SASS
+(checked by disassembly, branch and call targets relative, and at the same offset within a 128-byte line); only
+the ILP 1 kernels are run (ptxas's code for ILP 4 differs in a few register moves). The start clock's CS2R is then
+moved in the binary to after the operand loads, as ``loop_start_sass.py`` does, so each warp's start clock is its
+loop start. Runs: ILP 1 with 5 and 8 warps, D from 0 to ``BASE`` + 400 in steps of 4 cycles, 3 launches of each D
+one after another (as capture.py launches a configuration); one warp, 3 launches. Summarised by ``python -m
+warpsim.timing.loop_delay``.
 
     python traces/capture/loop_delay.py --cubins DIR --warm       # the same with the operands' sectors loaded first
     python traces/capture/loop_delay.py --device OUT --cubins DIR # its runs: OUT/loop_delay_warm.json
@@ -41,8 +41,8 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 sys.path.insert(0, str(HERE))
 from loop_start import kernels  # noqa: E402
-from loop_start_sass import (FORMS, REPS, _Launcher, check, compact, disassemble, patch_kernel, ptxas_version,  # noqa: E402
-                             recorded_cubin)
+from loop_start_sass import (FORMS, REPS, _Launcher, check, compact, disassemble, patch_kernel,  # noqa: E402
+                             ptxas_version, recorded_cubin)
 from trips import write_atomic  # noqa: E402
 
 #: the spin of warps 0-3 (cycles); warps 4-7 spin D, so their loops start about D - BASE cycles later
@@ -203,8 +203,9 @@ def main(argv=None) -> int:
         device(args.device, args.cubins)
     else:
         for fn, k in build(args.cubins, args.warm)["kernels"].items():
+            same = ", ".join(k["same_sass_from_first_load"])
             print(f"{fn}: pad {k['pad']}, shift {k['shift']} bytes, CS2R {k['clock_from']:#06x} -> "
-                  f"{k['clock_to']:#06x}; recorded SASS from the first load: {', '.join(k['same_sass_from_first_load'])}")
+                  f"{k['clock_to']:#06x}; recorded SASS from the first load: {same}")
     return 0
 
 

@@ -135,7 +135,8 @@ def table(form: str, warps: int = 5, doc: dict | None = None, **overrides) -> li
         mid = int(np.median([o for o, _ in v]))
         hw = collections.Counter(k for _, k in v)
         cells = ", ".join(f"{k:+d} x{n}" for k, n in sorted(hw.items()))
-        lines.append(f"  {lo:>5}..{lo + 9:<5} {len(v):>4}   {cells:<38} {mid:>5}: {model[mid][1]:+d} ({model[mid][0]:.3f})")
+        lines.append(f"  {lo:>5}..{lo + 9:<5} {len(v):>4}   {cells:<38} {mid:>5}: {model[mid][1]:+d} "
+                     f"({model[mid][0]:.3f})")
     return lines
 
 
