@@ -24,7 +24,14 @@ kernels), and is modelled as four deterministic rules on the PTX, applied per ba
    stores, fences, branches), a load or special-register read moves up past the instructions it does
    not depend on (no register hazard; loads keep their order among themselves). Evidence: the C loads
    interleaved with their ``xor`` copies in the PTX are four back-to-back ``LDG`` followed by the
-   ``LOP3``s in the SASS (``timing_sp_f16_k16_f32_ilp4`` 0x070-0x170).
+   ``LOP3``s in the SASS (``timing_sp_f16_k16_f32_ilp4`` 0x070-0x170). A load also moves up past a
+   store to another state space (the two cannot alias: ``ld.global`` past ``st.shared``), taking along
+   the cheap instructions that compute its operands. Evidence: the tiled sparse GEMM
+   (``traces/capture/kernels/prog_spgemm_clock.ptx``) stages B with ``ld.global; st.shared`` four times
+   a K step, each load's address computed just before it; ptxas issues the four ``LDG`` back to back at
+   the top of the step, their address arithmetic before them, and the four ``STS`` after (``spgemm_clock_k256``
+   0x5a0-0x7b0). Kept in PTX order the four L2 round trips ran one after another and the replay's K
+   step took 2.2x the H200's (``warpsim.timing.spgemm_clock``).
 
 4. **A loop's compare moves up.** The cheap instructions that compute a conditional branch's predicate
    move up to just behind the first instruction of the block. Evidence: every mma loop has ``UIADD3``
@@ -48,6 +55,10 @@ VOLATILE_OPS = TERMINATORS + ("bar", "barrier", "membar", "fence", "st", "red", 
                               "tcgen05", "mbarrier", "cp", "griddepcontrol", "prefetch", "shfl", "vote", "match",
                               "redux", "activemask", "elect", "ldmatrix", "stmatrix")
 CHEAP_CLASSES = ("alu", "fma", "mul", "cvt")
+#: the state spaces a load or store may name; two different ones never alias
+SPACES = ("global", "shared", "local", "param", "const")
+#: an access with one of these is not moved past another space's (memory-model order)
+ORDERED_MODS = frozenset({"volatile", "relaxed", "acquire", "release", "mmio"})
 
 
 @dataclass
@@ -150,6 +161,8 @@ def compute(program, info) -> Order:
         else:
             kind.append("other")
     is_clock = [any(r in CLOCK_REGS for r in it.reads) for it in info]
+    space = [_space(ins) if kind[pc] in ("volatile", "load", "load_other") else None
+             for pc, ins in enumerate(ins_list)]
     # ---------------------------------------------------------------- rule 1: sink loads
     order = Order(block_of=block_of)
     body = {s: list(range(s, e)) for s, e in zip(starts, ends)}
@@ -179,7 +192,7 @@ def compute(program, info) -> Order:
     # ---------------------------------------------------------------- rules 2 and 3 inside a block
     for s in starts:
         seq = _place_cheap(body[s], kind, reads, writes, is_clock)
-        seq = _hoist_loads(seq, kind, reads, writes)
+        seq = _hoist_loads(seq, kind, reads, writes, space)
         seq = _hoist_branch_condition(seq, ins_list, kind, reads, writes)
         full = sunk_in[s] + seq
         order.entry[s] = tuple(full)
@@ -249,20 +262,40 @@ def _hoist_branch_condition(seq, ins_list, kind, reads, writes):
     return out
 
 
-def _hoist_loads(seq, kind, reads, writes):
-    """Rule 3: loads and special-register reads move up inside their region."""
+def _space(ins) -> str | None:
+    """The state space of a plain ``ld`` / ``st`` that names one (``global``, ``shared``, ``local``, ``param``,
+    ``const``); None for a generic address, a volatile or ordered access, or another instruction."""
+    if ins.opcode not in ("ld", "st") or ins.modset & ORDERED_MODS:
+        return None
+    return next((m for m in ins.mods if m in SPACES), None)
+
+
+def _hoist_loads(seq, kind, reads, writes, space):
+    """Rule 3: loads and special-register reads move up inside their region, past a store to another state
+    space with the cheap instructions that compute their operands."""
     out: list = []
     for pc in seq:
         if kind[pc] not in ("load", "load_other", "special") or not out:
             out.append(pc)
             continue
+        group, g_reads, g_writes = [pc], set(reads[pc]), set(writes[pc])
         j = len(out)
         while j > 0:
             q = out[j - 1]
-            if kind[q] in ("volatile", "load", "load_other", "special", "param"):
+            if kind[q] in ("load", "load_other", "special", "param"):
                 break
-            if writes[q] & reads[pc] or reads[q] & writes[pc] or writes[q] & writes[pc]:
+            if kind[q] == "volatile" and not (space[q] and space[pc] and space[q] != space[pc]
+                                              and not writes[q]):
                 break
+            if reads[q] & g_writes or writes[q] & g_writes:
+                break
+            if writes[q] & g_reads:
+                if kind[q] != "cheap":
+                    break
+                group.append(q)  # computes an operand of the load: it moves up with it
+                g_reads |= reads[q]
+                g_writes |= writes[q]
             j -= 1
-        out.insert(j, pc)
+        rest = out[j:]
+        out = out[:j] + [q for q in rest if q in group] + [pc] + [q for q in rest if q not in group]
     return out

@@ -1,0 +1,115 @@
+#!/usr/bin/env python3
+"""The tiled sparse GEMM with clock stamps (kernels/prog_spgemm_clock.cu), run on the GPU from its PTX file:
+the cycles of a realistic kernel for ``warpsim.timing.spgemm_clock`` to set beside warpsim's, and its D, which
+warpsim must give bit for bit.
+
+Each kernel (K = 256 and 1,024) is launched on a grid of 2 x 2 CTAs of 128 threads, LAUNCHES times in a row
+under each launch condition: after the L1 reset of the timing traces (capture.py's ``l1-reset``: a kernel asking
+for 200 KB of shared memory on every SM) and back to back. The first launch of each is kept but marked
+(``repeat`` 0); the analysis uses the others.
+
+    python traces/capture/spgemm_clock.py --build        # here: kernels/prog_spgemm_clock.ptx from the .cu
+    python traces/capture/spgemm_clock.py --device OUT   # on the GPU: OUT/spgemm_clock.json
+    python traces/capture/spgemm_clock.py --json OUT     # here: traces/<gpu>/spgemm_clock.json from OUT
+"""
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent.parent
+sys.path.insert(0, str(HERE))
+SOURCE = HERE / "kernels" / "prog_spgemm_clock.cu"
+PTX = HERE / "kernels" / "prog_spgemm_clock.ptx"
+LAUNCHES = 6
+BEFORE = ("l1-reset", "none")
+
+
+def _analysis():
+    """warpsim/timing/spgemm_clock.py loaded by path (numpy only: warpsim need not be installed)."""
+    spec = importlib.util.spec_from_file_location("spgemm_clock", REPO / "warpsim" / "timing" / "spgemm_clock.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def build() -> int:
+    subprocess.run(["nvcc", "-ptx", "-arch=sm_90a", "-o", str(PTX), str(SOURCE)], check=True)
+    print(f"wrote {PTX}")
+    return 0
+
+
+def device(out: Path) -> int:
+    import cupy as cp
+    from capture import l1_resetter
+    sc = _analysis()
+    mod = cp.RawModule(path=str(PTX))
+    reset = l1_resetter(cp)
+    rows, d_sha, in_sha = [], {}, {}
+    for kernel, k in sc.KERNELS.items():
+        ins = sc.inputs(k)
+        in_sha[kernel] = sc.digest(ins["Ac"], ins["Em"], ins["Bt"], ins["C"])
+        ref = sc.reference(ins)
+        args = [cp.asarray(ins[n]) for n in ("Ac", "Em", "Bt", "C")]
+        fn = mod.get_function(kernel)
+        for before in BEFORE:
+            for rep in range(LAUNCHES):
+                d = cp.full((sc.M, sc.N), np.nan, cp.float32)
+                t = cp.zeros((sc.GRID[0] * sc.GRID[1], sc.WARPS, sc.stamps(k)), cp.int64)
+                if before == "l1-reset":
+                    reset()
+                fn(sc.GRID[:2], sc.BLOCK, (*args, d, t))
+                cp.cuda.Device().synchronize()
+                dh = d.get()
+                err = float(np.max(np.abs(dh - ref)) / np.max(np.abs(ref)))
+                if err > 1e-5:
+                    raise RuntimeError(f"{kernel}: D off the float64 reference by {err:.3g}")
+                sha = d_sha.setdefault(kernel, sc.digest(dh))
+                if sc.digest(dh) != sha:
+                    raise RuntimeError(f"{kernel}: D differs between launches")
+                rows.append({"kernel": kernel, "before": before, "repeat": rep, "t": t.get().tolist()})
+    dev = cp.cuda.runtime.getDeviceProperties(0)
+    doc = {"device": dev["name"].decode(), "cupy": cp.__version__, "clock_khz": dev["clockRate"],
+           "created": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "inputs": in_sha, "d_sha256": d_sha,
+           "rows": rows}
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "spgemm_clock.json").write_text(json.dumps(doc))
+    print(f"{len(rows)} launches on {doc['device']} written to {out / 'spgemm_clock.json'}")
+    return 0
+
+
+def summarise(out: Path) -> int:
+    from trips import write_atomic
+    raw = json.loads((out / "spgemm_clock.json").read_text())
+    gpu = raw["device"].split()[1].lower()  # "NVIDIA H200" -> h200
+    how = (f"traces/capture/spgemm_clock.py --device, {raw['device']} ({raw['clock_khz'] // 1000} MHz), CuPy "
+           f"{raw['cupy']}, {raw['created']}: kernels/prog_spgemm_clock.ptx loaded with cupy.RawModule(path=...), "
+           f"grid 2 x 2, 128 threads, {LAUNCHES} launches a kernel after the L1 reset and {LAUNCHES} back to back")
+    doc = {"how": how, **{k: raw[k] for k in ("inputs", "d_sha256", "rows")}}
+    dest = REPO / "traces" / gpu / "spgemm_clock.json"
+    dest.parent.mkdir(exist_ok=True)
+    write_atomic(dest, json.dumps(doc, indent=0) + "\n")
+    print(f"wrote {dest}")
+    return 0
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    g = ap.add_mutually_exclusive_group(required=True)
+    g.add_argument("--build", action="store_true")
+    g.add_argument("--device", type=Path)
+    g.add_argument("--json", type=Path)
+    a = ap.parse_args(argv)
+    return build() if a.build else device(a.device) if a.device else summarise(a.json)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
