@@ -3,7 +3,8 @@
 the cycles of a realistic kernel for ``warpsim.timing.spgemm_clock`` to set beside warpsim's, and its D, which
 warpsim must give bit for bit.
 
-Each kernel (K = 256 and 1,024) is launched on a grid of 2 x 2 CTAs of 128 threads, LAUNCHES times in a row
+Each kernel (``warpsim.timing.spgemm_clock.KERNELS``: K = 256 and 1,024, CTAs of 4 and 8 warps, B prefetched or
+not) is launched on its grid (2 x 2 CTAs of 4 warps, 2 x 1 of 8), LAUNCHES times in a row
 under each launch condition: after the L1 reset of the timing traces (capture.py's ``l1-reset``: a kernel asking
 for 200 KB of shared memory on every SM) and back to back. The first launch of each is kept but marked
 (``repeat`` 0); the analysis uses the others.
@@ -37,6 +38,7 @@ def _analysis():
     """warpsim/timing/spgemm_clock.py loaded by path (numpy only: warpsim need not be installed)."""
     spec = importlib.util.spec_from_file_location("spgemm_clock", REPO / "warpsim" / "timing" / "spgemm_clock.py")
     mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod  # its dataclasses look their module up
     spec.loader.exec_module(mod)
     return mod
 
@@ -54,8 +56,8 @@ def device(out: Path) -> int:
     mod = cp.RawModule(path=str(PTX))
     reset = l1_resetter(cp)
     rows, d_sha, in_sha = [], {}, {}
-    for kernel, k in sc.KERNELS.items():
-        ins = sc.inputs(k)
+    for kernel, kn in sc.KERNELS.items():
+        ins = sc.inputs(kn.k)
         in_sha[kernel] = sc.digest(ins["Ac"], ins["Em"], ins["Bt"], ins["C"])
         ref = sc.reference(ins)
         args = [cp.asarray(ins[n]) for n in ("Ac", "Em", "Bt", "C")]
@@ -63,10 +65,10 @@ def device(out: Path) -> int:
         for before in BEFORE:
             for rep in range(LAUNCHES):
                 d = cp.full((sc.M, sc.N), np.nan, cp.float32)
-                t = cp.zeros((sc.GRID[0] * sc.GRID[1], sc.WARPS, sc.stamps(k)), cp.int64)
+                t = cp.zeros(sc.shape(kernel), cp.int64)
                 if before == "l1-reset":
                     reset()
-                fn(sc.GRID[:2], sc.BLOCK, (*args, d, t))
+                fn(kn.grid, kn.block, (*args, d, t))
                 cp.cuda.Device().synchronize()
                 dh = d.get()
                 err = float(np.max(np.abs(dh - ref)) / np.max(np.abs(ref)))
@@ -92,7 +94,7 @@ def summarise(out: Path) -> int:
     gpu = raw["device"].split()[1].lower()  # "NVIDIA H200" -> h200
     how = (f"traces/capture/spgemm_clock.py --device, {raw['device']} ({raw['clock_khz'] // 1000} MHz), CuPy "
            f"{raw['cupy']}, {raw['created']}: kernels/prog_spgemm_clock.ptx loaded with cupy.RawModule(path=...), "
-           f"grid 2 x 2, 128 threads, {LAUNCHES} launches a kernel after the L1 reset and {LAUNCHES} back to back")
+           f"each on its grid, {LAUNCHES} launches a kernel after the L1 reset and {LAUNCHES} back to back")
     doc = {"how": how, **{k: raw[k] for k in ("inputs", "d_sha256", "rows")}}
     dest = REPO / "traces" / gpu / "spgemm_clock.json"
     dest.parent.mkdir(exist_ok=True)

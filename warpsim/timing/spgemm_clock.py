@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -28,10 +29,31 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.join(HERE, "..", "..")
 PTX = os.path.join(REPO, "traces", "capture", "kernels", "prog_spgemm_clock.ptx")
 PATH = os.path.join(REPO, "traces", "h200", "spgemm_clock.json")
-#: the kernels of the PTX file and their K
-KERNELS = {"spgemm_clock_k256": 256, "spgemm_clock_k1024": 1024}
 M = N = 64
-GRID, BLOCK, WARPS = (2, 2, 1), (128, 1, 1), 4
+
+
+@dataclass(frozen=True)
+class Kernel:
+    k: int
+    warps: int = 4          #: a CTA's
+    prefetch: bool = False  #: the next step's B tile loaded into registers during this one
+
+    @property
+    def grid(self) -> tuple:
+        return (2, 8 // self.warps, 1)
+
+    @property
+    def block(self) -> tuple:
+        return (32 * self.warps, 1, 1)
+
+    @property
+    def ctas(self) -> int:
+        return self.grid[0] * self.grid[1]
+
+
+#: the kernels of the PTX file
+KERNELS = {"spgemm_clock_k256": Kernel(256), "spgemm_clock_k1024": Kernel(1024),
+           "spgemm_clock_w8_k1024": Kernel(1024, warps=8), "spgemm_clock_pf_k1024": Kernel(1024, prefetch=True)}
 SEED = 20261129
 #: the ordered metadata codes (two kept columns of a chunk of 4, first < second): PTX ISA 9.7.14.5.1
 CODES = (0b0100, 0b1000, 0b1100, 0b1001, 0b1101, 0b1110)
@@ -89,23 +111,29 @@ def simulate(kernel: str, timing: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """``(D, T)`` of the kernel run by warpsim from the PTX file: D f32 [64][64], T the clock stamps int64
     [cta][warp][stamp] (CTA y * 2 + x)."""
     import warpsim
-    k = KERNELS[kernel]
-    ins = inputs(k)
+    kn = KERNELS[kernel]
+    ins = inputs(kn.k)
     d = np.full((M, N), np.nan, np.float32)
-    t = np.zeros((GRID[0] * GRID[1], WARPS, stamps(k)), np.int64)
+    t = np.zeros(shape(kernel), np.int64)
     fn = warpsim.RawModule(path=PTX, timing=timing).get_function(kernel)
-    fn(GRID, BLOCK, (ins["Ac"], ins["Em"], ins["Bt"], ins["C"], d, t))
+    fn(kn.grid, kn.block, (ins["Ac"], ins["Em"], ins["Bt"], ins["C"], d, t))
     return d, t
+
+
+def shape(kernel: str) -> tuple:
+    """The shape of a kernel's clock stamps: (CTAs, warps, stamps)."""
+    kn = KERNELS[kernel]
+    return (kn.ctas, kn.warps, stamps(kn.k))
 
 
 def load(path: str = PATH) -> dict:
     from warpsim.timing import measurement
     doc = measurement.load(path, "spgemm_clock", ("how", "inputs", "rows"))
     for r in doc["rows"]:
-        k = KERNELS.get(r.get("kernel"))
-        if k is None or np.shape(r.get("t")) != (GRID[0] * GRID[1], WARPS, stamps(k)):
-            raise ValueError(f"{path}: a row of kernel {r.get('kernel')!r} is not one of {sorted(KERNELS)} "
-                             f"with {GRID[0] * GRID[1]} x {WARPS} x stamps clocks")
+        name = r.get("kernel")
+        if name not in KERNELS or np.shape(r.get("t")) != shape(name):
+            raise ValueError(f"{path}: a row of kernel {name!r} is not one of {sorted(KERNELS)} with its CTAs x "
+                             "warps x stamps clocks")
     return doc
 
 

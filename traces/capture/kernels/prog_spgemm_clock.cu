@@ -4,14 +4,15 @@
 //   D[M][N] = A[M][K] * B[K][N] + C[M][N],   M = N = 64, A 2:4-sparse f16 (ordered codes), B f16, C/D f32.
 //
 // Storage and fragments as in prog_spgemm.cu: Ac[M][K/2] f16 kept values, Em[M][K/16] u16 codes, Bt[N][K] f16.
-// Grid (2, 2) CTAs of 4 warps, each warp a 16x16 tile of D; a K step of 32 stages the CTA's 32x32 B tile in
-// shared memory (bar.sync before and after), loads each lane's A fragment and metadata from global memory and
-// issues two mma.sp::ordered_metadata.m16n8k32. Lane 0 of every warp stores %clock64 into T[cta][warp][s]:
-// s = 0 at entry, 1 + i after K step i (its second bar.sync), and STEPS + 1 after D is stored.
+// CTAs of W warps (grid (2, 2) with 4, (2, 1) with 8), each warp a 16x16 tile of D; a K step of 32 stages the
+// CTA's 32x32 B tile in shared memory (bar.sync before and after), loads each lane's A fragment and metadata
+// from global memory and issues two mma.sp::ordered_metadata.m16n8k32. With PREFETCH the B tile of the next step
+// is loaded into registers during this one (software pipelining). Lane 0 of every warp stores %clock64 into
+// T[cta][warp][s]: s = 0 at entry, 1 + i after K step i (its second bar.sync), and STEPS + 1 after D is stored.
 #define M 64
 #define N 64
 
-template <int K>
+template <int K, int W, bool PREFETCH>
 __device__ __forceinline__ void spgemm_clock(const unsigned short *Ac, const unsigned short *Em,
                                              const unsigned short *Bt, const float *C, float *D,
                                              long long *T)
@@ -20,10 +21,11 @@ __device__ __forceinline__ void spgemm_clock(const unsigned short *Ac, const uns
     __shared__ unsigned sB[32][17];  // 32 columns n x 16 words (32 k of f16), padded against bank conflicts
     const int tid = threadIdx.x;
     const int lane = tid & 31, warp = tid >> 5;
-    long long *Tw = T + ((blockIdx.y * gridDim.x + blockIdx.x) * 4 + warp) * STAMPS;
+    constexpr int LOADS = 512 / (32 * W);  // B words a thread stages a step
+    long long *Tw = T + ((blockIdx.y * gridDim.x + blockIdx.x) * W + warp) * STAMPS;
     if (lane == 0) Tw[0] = clock64();
     const int g = lane >> 2, t = lane & 3;
-    const int m0 = blockIdx.y * 32 + (warp >> 1) * 16;
+    const int m0 = blockIdx.y * 32 * (W / 4) + (warp >> 1) * 16;
     const int ncta = blockIdx.x * 32;
     const int nw = (warp & 1) * 16;
     const unsigned *Acw = (const unsigned *)Ac;
@@ -36,15 +38,30 @@ __device__ __forceinline__ void spgemm_clock(const unsigned short *Ac, const uns
         for (int i = 0; i < 4; ++i)
             acc[j][i] = C[(m0 + g + 8 * (i >> 1)) * N + ncta + nw + 8 * j + 2 * t + (i & 1)];
 
+    unsigned nb[LOADS];
+    if (PREFETCH) {
+#pragma unroll
+        for (int q = 0; q < LOADS; ++q) {
+            const int idx = tid + 32 * W * q;
+            nb[q] = Btw[((ncta + (idx >> 4)) * K) / 2 + (idx & 15)];
+        }
+    }
 #pragma unroll 1
     for (int kb = 0; kb < K; kb += 32) {
 #pragma unroll
-        for (int q = 0; q < 4; ++q) {
-            const int idx = tid + 128 * q;
+        for (int q = 0; q < LOADS; ++q) {
+            const int idx = tid + 32 * W * q;
             const int nn = idx >> 4, w = idx & 15;
-            sB[nn][w] = Btw[((ncta + nn) * K + kb) / 2 + w];
+            sB[nn][w] = PREFETCH ? nb[q] : Btw[((ncta + nn) * K + kb) / 2 + w];
         }
         __syncthreads();
+        if (PREFETCH && kb + 32 < K) {
+#pragma unroll
+            for (int q = 0; q < LOADS; ++q) {
+                const int idx = tid + 32 * W * q;
+                nb[q] = Btw[((ncta + (idx >> 4)) * K + kb + 32) / 2 + (idx & 15)];
+            }
+        }
         unsigned a[4];
 #pragma unroll
         for (int r = 0; r < 4; ++r)
@@ -74,13 +91,15 @@ __device__ __forceinline__ void spgemm_clock(const unsigned short *Ac, const uns
     if (lane == 0) Tw[STEPS + 1] = clock64();
 }
 
-#define SPGEMM_CLOCK(K)                                                                                          \
-    extern "C" __global__ void __launch_bounds__(128) spgemm_clock_k##K(                                         \
+#define SPGEMM_CLOCK(NAME, K, W, PREFETCH)                                                                       \
+    extern "C" __global__ void __launch_bounds__(32 * W) NAME(                                                   \
         const unsigned short *Ac, const unsigned short *Em, const unsigned short *Bt, const float *C, float *D, \
         long long *T)                                                                                            \
     {                                                                                                            \
-        spgemm_clock<K>(Ac, Em, Bt, C, D, T);                                                                    \
+        spgemm_clock<K, W, PREFETCH>(Ac, Em, Bt, C, D, T);                                                       \
     }
 
-SPGEMM_CLOCK(256)
-SPGEMM_CLOCK(1024)
+SPGEMM_CLOCK(spgemm_clock_k256, 256, 4, false)
+SPGEMM_CLOCK(spgemm_clock_k1024, 1024, 4, false)
+SPGEMM_CLOCK(spgemm_clock_w8_k1024, 1024, 8, false)
+SPGEMM_CLOCK(spgemm_clock_pf_k1024, 1024, 4, true)
