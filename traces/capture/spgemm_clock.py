@@ -34,25 +34,52 @@ LAUNCHES = 6
 BEFORE = ("l1-reset", "none")
 
 
-def _analysis():
-    """warpsim/timing/spgemm_clock.py loaded by path (numpy only: warpsim need not be installed)."""
-    spec = importlib.util.spec_from_file_location("spgemm_clock", REPO / "warpsim" / "timing" / "spgemm_clock.py")
+def analysis_module(name: str):
+    """warpsim/timing/<name>.py loaded by path (numpy only: warpsim need not be installed on the GPU machine)."""
+    spec = importlib.util.spec_from_file_location(name, REPO / "warpsim" / "timing" / f"{name}.py")
     mod = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = mod  # its dataclasses look their module up
     spec.loader.exec_module(mod)
     return mod
 
 
-def build() -> int:
-    subprocess.run(["nvcc", "-ptx", "-arch=sm_90a", "-o", str(PTX), str(SOURCE)], check=True)
-    print(f"wrote {PTX}")
+def build_ptx(source: Path, ptx: Path) -> int:
+    """Here: ``ptx`` from the CUDA ``source`` (nvcc -ptx, sm_90a)."""
+    subprocess.run(["nvcc", "-ptx", "-arch=sm_90a", "-o", str(ptx), str(source)], check=True)
+    print(f"wrote {ptx}")
     return 0
+
+
+def write_summary(out: Path, name: str, how: str, keys: tuple) -> int:
+    """``traces/<gpu>/<name>.json`` (written atomically) from ``OUT/<name>.json``: ``how`` it was measured after the
+    script, device, CuPy and date, and the raw file's ``keys``."""
+    from trips import write_atomic
+    raw = json.loads((out / f"{name}.json").read_text())
+    gpu = raw["device"].split()[1].lower()  # "NVIDIA H200" -> h200
+    doc = {"how": f"traces/capture/{name}.py --device, {raw['device']} ({raw['clock_khz'] // 1000} MHz), CuPy "
+                  f"{raw['cupy']}, {raw['created']}: {how}", **{k: raw[k] for k in keys}}
+    dest = REPO / "traces" / gpu / f"{name}.json"
+    dest.parent.mkdir(exist_ok=True)
+    write_atomic(dest, json.dumps(doc, indent=0) + "\n")
+    print(f"wrote {dest}")
+    return 0
+
+
+def main_cli(doc: str, build, device, summarise, argv=None) -> int:
+    """The command line of these scripts: ``--build``, ``--device OUT``, ``--json OUT``."""
+    ap = argparse.ArgumentParser(description=doc.split("\n")[0])
+    g = ap.add_mutually_exclusive_group(required=True)
+    g.add_argument("--build", action="store_true")
+    g.add_argument("--device", type=Path)
+    g.add_argument("--json", type=Path)
+    a = ap.parse_args(argv)
+    return build() if a.build else device(a.device) if a.device else summarise(a.json)
 
 
 def device(out: Path) -> int:
     import cupy as cp
     from capture import l1_resetter
-    sc = _analysis()
+    sc = analysis_module("spgemm_clock")
     mod = cp.RawModule(path=str(PTX))
     reset = l1_resetter(cp)
     rows, d_sha, in_sha = [], {}, {}
@@ -89,29 +116,10 @@ def device(out: Path) -> int:
 
 
 def summarise(out: Path) -> int:
-    from trips import write_atomic
-    raw = json.loads((out / "spgemm_clock.json").read_text())
-    gpu = raw["device"].split()[1].lower()  # "NVIDIA H200" -> h200
-    how = (f"traces/capture/spgemm_clock.py --device, {raw['device']} ({raw['clock_khz'] // 1000} MHz), CuPy "
-           f"{raw['cupy']}, {raw['created']}: kernels/prog_spgemm_clock.ptx loaded with cupy.RawModule(path=...), "
-           f"each on its grid, {LAUNCHES} launches a kernel after the L1 reset and {LAUNCHES} back to back")
-    doc = {"how": how, **{k: raw[k] for k in ("inputs", "d_sha256", "rows")}}
-    dest = REPO / "traces" / gpu / "spgemm_clock.json"
-    dest.parent.mkdir(exist_ok=True)
-    write_atomic(dest, json.dumps(doc, indent=0) + "\n")
-    print(f"wrote {dest}")
-    return 0
-
-
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    g = ap.add_mutually_exclusive_group(required=True)
-    g.add_argument("--build", action="store_true")
-    g.add_argument("--device", type=Path)
-    g.add_argument("--json", type=Path)
-    a = ap.parse_args(argv)
-    return build() if a.build else device(a.device) if a.device else summarise(a.json)
+    return write_summary(out, "spgemm_clock", "kernels/prog_spgemm_clock.ptx loaded with cupy.RawModule(path=...), "
+                         f"each on its grid, {LAUNCHES} launches a kernel after the L1 reset and {LAUNCHES} back to "
+                         "back", ("inputs", "d_sha256", "rows"))
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(main_cli(__doc__, lambda: build_ptx(SOURCE, PTX), device, summarise))

@@ -34,8 +34,12 @@ kernels), and is modelled as four deterministic rules on the PTX, applied per ba
    step took 2.2x the H200's (``warpsim.timing.spgemm_clock``).
 
 4. **A loop's compare moves up.** The cheap instructions that compute a conditional branch's predicate
-   move up to just behind the first instruction of the block. Evidence: every mma loop has ``UIADD3``
-   (the trip counter) and ``ISETP`` right after its first ``HMMA``, 13+ cycles before the ``BRA``.
+   move up to just behind the first instruction of the block, but not above a load. Evidence: every mma
+   loop has ``UIADD3`` (the trip counter) and ``ISETP`` right after its first ``HMMA``, 13+ cycles before
+   the ``BRA``; a predicate computed from loaded data stays behind the loads (``gmem_load_p8`` of
+   ``traces/capture/kernels/gmem_rate.ptx``: 32 ``ld.global`` each xor-ed into the value a branch tests,
+   ptxas's 32 ``LDG`` back to back with the ``LOP3``s after them; moved up, each ``xor`` had waited for its
+   load before the next load issued, 32 L2 round trips in a row).
 
 Nothing moves up across a volatile instruction, so when the engine times an instruction every
 instruction before it in program order has been executed functionally, and a ``%clock`` read runs
@@ -255,8 +259,9 @@ def _hoist_branch_condition(seq, ins_list, kind, reads, writes):
         j = i
         while j > 1:
             q = out[j - 1]
-            if kind[q] == "volatile" or writes[q] & reads[pc] or reads[q] & writes[pc] or writes[q] & writes[pc]:
-                break
+            if kind[q] in ("volatile", "load", "load_other", "special", "param") \
+                    or writes[q] & reads[pc] or reads[q] & writes[pc] or writes[q] & writes[pc]:
+                break  # nor above a load: ptxas keeps the loads ahead of the arithmetic that waits on them
             j -= 1
         out.insert(j, out.pop(i))
     return out
