@@ -1,13 +1,14 @@
-"""The timed engine on a kernel it was not fitted to, and the chip that measured it.
+"""The timed engine on kernels it was not fitted to, and the chip that measured them.
 
 ``traces/h200/spgemm_clock.json``: the tiled sparse GEMM with clock stamps (``prog_spgemm_clock.ptx``) on an H200;
+``traces/h200/gmem_rate.json``: the SM's global-memory path under load (``gmem_rate.ptx``);
 ``traces/h200/timing_again.json``: the H100's timing kernels recorded again on that H200 (see
-``warpsim.timing.spgemm_clock`` and ``warpsim.timing.h200``)."""
+``warpsim.timing.spgemm_clock``, ``warpsim.timing.gmem_rate`` and ``warpsim.timing.h200``)."""
 import numpy as np
 import pytest
 
 import warpsim
-from warpsim.timing import analysis, h200, spgemm_clock
+from warpsim.timing import analysis, gmem_rate, h200, spgemm_clock
 from warpsim.timing.params import params_for
 
 
@@ -25,26 +26,52 @@ def test_spgemm_d_is_the_gpus_bit_for_bit(spgemm):
 #: warpsim's kernel cycles against the H200's (entry to the last stamp), as measured: ``(low, high)`` of
 #: warpsim / H200 - 1 in both launch conditions. A change of the model that moves one out fails here.
 KERNEL_ERROR = {
-    "spgemm_clock_k1024": (0.01, 0.03),      # +2.0 / +2.1 %
-    "spgemm_clock_k256": (0.045, 0.065),     # +5.6 / +5.7 %
-    "spgemm_clock_pf_k1024": (0.05, 0.075),  # +6.3 / +6.4 %: B prefetched into registers
-    "spgemm_clock_w8_k1024": (-0.21, -0.18),  # -19.6 / -19.7 %: 8 warps, the SM's memory path (not modelled)
+    "spgemm_clock_k1024": (0.03, 0.06),      # +4.4 %
+    "spgemm_clock_k256": (0.06, 0.09),       # +7.6 / +7.7 %
+    "spgemm_clock_pf_k1024": (0.075, 0.105),  # +9.1 / +9.2 %: B prefetched into registers
+    "spgemm_clock_w8_k1024": (-0.18, -0.15),  # -16.6 / -16.7 %: 8 warps; the stores at the end 72 % short
 }
 
 
 def test_spgemm_kernel_cycles_beside_the_h200(spgemm):
-    """Out of sample: three of the four kernels within 2-6.4 % of the H200 (their K steps within 8.3 %), the
-    8-warp one 20 % short: its K step 1,150 cycles on the H200 against 910 with 4 warps, warpsim's 935 and
-    930, and its D stores 550 cycles against 180 (warpsim 154 and 127): twice the global traffic of an SM takes
-    longer on the H200, which the engine's memory (latencies and the L1, no bandwidth) does not have."""
+    """Out of sample: the 4-warp kernels within 4.4-9.2 % of the H200 (K steps within 11 %), the 8-warp one
+    17 % short: its K step 1,150 cycles on the H200 against 910 with 4 warps (warpsim 964 and 950), and its D
+    stores 550 cycles against 180 (warpsim 154 and 127): the global store path, which the engine does not
+    have (``gmem_rate``'s stores)."""
     for r in spgemm:
         err = {p: r["warpsim"][p] / r["gpu"][p] - 1 for p in ("kernel", "first", "step", "tail")}
         lo, hi = KERNEL_ERROR[r["kernel"]]
         assert lo < err["kernel"] < hi, (r, err)
         if r["kernel"] != "spgemm_clock_w8_k1024":
-            assert abs(err["step"]) < 0.09 and abs(err["first"]) < 0.10 and -0.35 < err["tail"] < -0.2, (r, err)
+            assert abs(err["step"]) < 0.11 and abs(err["first"]) < 0.05 and -0.35 < err["tail"] < -0.2, (r, err)
         else:
             assert err["step"] < -0.15 and err["tail"] < -0.6, (r, err)
+
+
+@pytest.fixture(scope="module")
+def gmem():
+    return {(r["kernel"], r["warps"]): r["warpsim"][0] / r["gpu"][0] - 1 for r in gmem_rate.table()}
+
+
+def test_gmem_rate_the_sms_load_path(gmem):
+    """The SM's L1 takes a line a cycle from the L2 and a wavefront a cycle from its sub-partitions (one every 2
+    from each): 32 loads a warp over 32 lines within 3 % of the H200 from 2 to 16 warps, over 8 lines within 6 %
+    from 8 warps, L1 hits over 32 lines within 7 % and over 8 within 16 %. Without those two rates the 16-warp
+    runs had been 94 % short (L2) and 78-81 % long (hits: a wavefront every 2 cycles for the whole SM)."""
+    assert all(abs(gmem[("gmem_load_p32", w)]) < 0.03 for w in (2, 4, 8, 16))
+    assert all(abs(gmem[("gmem_load_p8", w)]) < 0.06 for w in (8, 16))
+    assert all(abs(gmem[("gmem_hit_p32", w)]) < 0.07 for w in (1, 2, 4, 8, 16))
+    assert all(abs(gmem[("gmem_hit_p8", w)]) < 0.16 for w in (1, 2, 4, 8, 16))
+
+
+def test_gmem_rate_what_the_engine_lacks(gmem):
+    """Measured, not modelled: a warp's first loads from the L2 take 200-340 cycles longer on the H200 than the
+    engine's L2 hit (one warp 12-40 % short), and the global store path: 16 warps' stores take 1,900-30,000
+    cycles on the H200 (about a cycle a sector written whole, two a line written in part), the engine's under
+    600 (it times a store's issue and register read only)."""
+    assert all(-0.41 < gmem[(f"gmem_load_p{p}", 1)] < -0.10 for p in (1, 8, 32))
+    assert all(gmem[(f"gmem_store_p{p}", w)] < -0.3 for p in (1, 8, 32) for w in (1, 2, 4, 8, 16))
+    assert all(gmem[(f"gmem_store_p{p}", 16)] < -0.7 for p in (1, 8, 32))
 
 
 def _order(code: str):

@@ -134,7 +134,7 @@ class _TW:
 
 class _SP:
     __slots__ = ("index", "smo", "warps", "live", "t_issue", "units", "rr", "state", "priority", "tlast",
-                 "tflight", "last", "proc", "wait_t", "local", "rotations", "st_until")
+                 "tflight", "last", "proc", "wait_t", "local", "rotations", "st_until", "l1_free")
 
     def __init__(self, index, smo, nunits, state):
         self.index, self.smo, self.state = index, smo, state
@@ -150,6 +150,7 @@ class _SP:
         self.local = False       # at the last pick: no warp waited at a barrier, every next instruction local
         self.rotations = []      # rotations[rr]: the warps in round-robin order from slot rr (set at the start)
         self.st_until = 0.0      # the latest register read of a global store of its warps (store_read_other)
+        self.l1_free = 0.0       # when its port into the L1's data path is free (memory["wavefront"])
         self.tflight: list = []  # (completion, warp) of the tensor ops in flight
         self.last = None         # the warp that issued last
 
@@ -157,13 +158,14 @@ class _SP:
 class _SM:
     """One SM: its CTAs still to run (one after another), SM-wide unit free times and its L1."""
 
-    __slots__ = ("index", "ctas", "units", "l1", "l1_free")
+    __slots__ = ("index", "ctas", "units", "l1", "l1_free", "miss_free")
 
     def __init__(self, index, ctas, nunits):
         self.index, self.ctas = index, list(ctas)
         self.units = [0.0] * nunits
         self.l1: dict = {}
         self.l1_free = 0.0
+        self.miss_free = 0.0
 
 
 class TimedEngine(WarpChoice):
@@ -204,6 +206,8 @@ class TimedEngine(WarpChoice):
         self.sector_shift = int(mem.get("sector_bytes", 32)).bit_length() - 1
         self.l1_model = bool(mem)
         self.wavefront = float(mem.get("wavefront", 0.0))
+        self.wavefront_sm = float(mem.get("wavefront_sm", self.wavefront))
+        self.miss_ii = float(mem.get("miss_ii", 0.0))
         self.nunits = 1 + max(max(s.uidx for s in it.stages) for it in self.info) if self.info else 8
         self.env = simpy.Environment()
         self.failure: BaseException | None = None
@@ -710,23 +714,31 @@ class TimedEngine(WarpChoice):
         sectors, wf = got
         sm = sp.smo
         l1 = sm.l1
-        miss = t + self.l2_hit
+        missing = [s for s in sectors if s not in l1]
+        if missing:
+            fill = t + self.l2_hit
+            if self.miss_ii:  # the SM's miss path takes one line every miss_ii cycles
+                lines = len({s >> 2 for s in missing})
+                start = t if sm.miss_free <= t else sm.miss_free
+                sm.miss_free = start + lines * self.miss_ii
+                fill = start + (lines - 1) * self.miss_ii + self.l2_hit
+            for s in missing:
+                l1[s] = fill
         end = -1.0
         for s in sectors:
-            f = l1.get(s)
-            if f is None:
-                l1[s] = miss
-                if miss > end:
-                    end = miss
-            elif f > t and f > end:
+            f = l1[s]
+            if f > t and f > end:
                 end = f
         if end >= 0.0:  # waits for L2: the fill delivers the data
             return end
         start = t + self.l1_hit
+        if sp.l1_free > start:
+            start = sp.l1_free
         if sm.l1_free > start:
             start = sm.l1_free
-        sm.l1_free = start + wf * self.wavefront
-        return sm.l1_free
+        sp.l1_free = start + wf * self.wavefront
+        sm.l1_free = start + wf * self.wavefront_sm
+        return sp.l1_free
 
     def _tensor_issue(self, tw, sp, t, done):
         """A tensor op of ``tw`` enters ``sp``'s pipe at ``t``: its completion is delayed by ``inflight_other``

@@ -222,6 +222,12 @@ TABLE = {
         # records) conflict 8 ways: its ILP>=2 prologue is 170, 71 more than the 40-byte records of
         # T/dense_f16_k16_f32 (2-way): 6 loads x (8 - 2) wavefronts x 2 cycles = 72.
         "wavefront": 2.0,
+        # ... per sub-partition; the SM's L1 data path takes one every cycle from all of them, and its miss path
+        # one 128-byte line a cycle (traces/h200/gmem_rate.json, warpsim.timing.gmem_rate: 1-16 warps each
+        # loading 32 requests over 1, 8 or 32 lines; one warp's L1 hits 2.08 cycles a line, 4-16 warps' 1.1; 16
+        # warps' L2 loads 1.0 cycle a line, p32 17,297 cycles for 16,384 lines).
+        "wavefront_sm": 1.0,
+        "miss_ii": 1.0,
     },
     # ------------------------------------------------------------------ emulated forms (no native pipe)
     "emulated": {
