@@ -18,7 +18,9 @@ Structure (no per-lane or per-cycle work):
   (``store_read``; a global store's read waits ``store_read_other`` more per other warp of the
   sub-partition with a tensor op in flight before it).
 * Global loads go through a sectored L1 per SM (``memory``): a 32-byte sector present (or being filled)
-  costs the L1 hit latency, a missing one is fetched from L2; the L1 starts empty at each launch.
+  costs the L1 hit latency, a missing one is fetched from L2; the L1 starts empty at each launch. Its miss
+  path takes one 128-byte line every ``miss_ii`` cycles for the SM, its data path a hit's wavefronts at
+  ``wavefront`` cycles each from a sub-partition and ``wavefront_sm`` for the SM (``gmem_rate``).
 * The functional engine's :meth:`warpsim.warp.Warp.step` runs every instruction in program order; an
   instruction is executed (with everything before it in program order) no later than the cycle it issues,
   and ``%clock``/``%clock64`` read the issue cycle of the clock read itself (nothing moves above a clock
