@@ -28,16 +28,15 @@ def test_spgemm_d_is_the_gpus_bit_for_bit(spgemm):
 KERNEL_ERROR = {
     "spgemm_clock_k1024": (0.03, 0.06),      # +4.4 %
     "spgemm_clock_k256": (0.06, 0.09),       # +7.6 / +7.7 %
-    "spgemm_clock_pf_k1024": (0.075, 0.105),  # +9.1 / +9.2 %: B prefetched into registers
-    "spgemm_clock_w8_k1024": (-0.18, -0.15),  # -16.6 / -16.7 %: 8 warps; the stores at the end 72 % short
+    "spgemm_clock_pf_k1024": (0.075, 0.105),  # +9.1 / +9.3 %: B prefetched into registers
+    "spgemm_clock_w8_k1024": (-0.18, -0.15),  # -16.2 / -16.3 %: 8 warps; its K step 16 % short
 }
 
 
 def test_spgemm_kernel_cycles_beside_the_h200(spgemm):
-    """Out of sample: the 4-warp kernels within 4.4-9.2 % of the H200 (K steps within 11 %), the 8-warp one
-    17 % short: its K step 1,150 cycles on the H200 against 910 with 4 warps (warpsim 964 and 950), and its D
-    stores 550 cycles against 180 (warpsim 154 and 127): the global store path, which the engine does not
-    have (``gmem_rate``'s stores)."""
+    """Out of sample: the 4-warp kernels within 4.4-9.3 % of the H200 (K steps within 11 %), the 8-warp one
+    16 % short: its K step takes 1,150 cycles on the H200 against 910 with 4 warps (warpsim 964 and 950), and
+    its D stores 540 against 180 (warpsim 277 and 127, the store port taking part of it)."""
     for r in spgemm:
         err = {p: r["warpsim"][p] / r["gpu"][p] - 1 for p in ("kernel", "first", "step", "tail")}
         lo, hi = KERNEL_ERROR[r["kernel"]]
@@ -45,7 +44,7 @@ def test_spgemm_kernel_cycles_beside_the_h200(spgemm):
         if r["kernel"] != "spgemm_clock_w8_k1024":
             assert abs(err["step"]) < 0.11 and abs(err["first"]) < 0.05 and -0.35 < err["tail"] < -0.2, (r, err)
         else:
-            assert err["step"] < -0.15 and err["tail"] < -0.6, (r, err)
+            assert err["step"] < -0.15 and -0.55 < err["tail"] < -0.45, (r, err)
 
 
 @pytest.fixture(scope="module")
@@ -64,14 +63,20 @@ def test_gmem_rate_the_sms_load_path(gmem):
     assert all(abs(gmem[("gmem_hit_p8", w)]) < 0.16 for w in (1, 2, 4, 8, 16))
 
 
+def test_gmem_rate_the_sms_store_port(gmem):
+    """Global stores queue at the SM's store port (2 cycles a line or 1 a sector, whichever is more; no warp
+    issues another while 40 wait): 4-16 warps storing over 8 or 32 lines within 5 % of the H200, over one line
+    (4 sectors) within 17 %. Without the port the 16-warp runs had been 70-98 % short."""
+    assert all(abs(gmem[(f"gmem_store_p{p}", w)]) < 0.05 for p in (8, 32) for w in (4, 8, 16))
+    assert all(abs(gmem[("gmem_store_p1", w)]) < 0.17 for w in (4, 8, 16))
+
+
 def test_gmem_rate_what_the_engine_lacks(gmem):
     """Measured, not modelled: a warp's first loads from the L2 take 200-340 cycles longer on the H200 than the
-    engine's L2 hit (one warp 12-40 % short), and the global store path: 16 warps' stores take 1,900-30,000
-    cycles on the H200 (about a cycle a sector written whole, two a line written in part), the engine's under
-    600 (it times a store's issue and register read only)."""
+    engine's L2 hit (one warp 12-40 % short), and one or two warps issue their stores slower than the engine
+    (270-2,083 cycles for 32 or 64 stores, the engine 174-1,693: 19-48 % short)."""
     assert all(-0.41 < gmem[(f"gmem_load_p{p}", 1)] < -0.10 for p in (1, 8, 32))
-    assert all(gmem[(f"gmem_store_p{p}", w)] < -0.3 for p in (1, 8, 32) for w in (1, 2, 4, 8, 16))
-    assert all(gmem[(f"gmem_store_p{p}", 16)] < -0.7 for p in (1, 8, 32))
+    assert all(-0.5 < gmem[(f"gmem_store_p{p}", w)] < -0.15 for p in (1, 8, 32) for w in (1, 2))
 
 
 def _order(code: str):

@@ -71,6 +71,7 @@ class InsTiming:
     store: bool = False     # a store: reads its source registers after it issues (``issue.store_read``)
     store_wait: bool = False  # a branch that ends a block with a store: waits for the store's register read
     gstore: bool = False    # a global store: its register read waits for other warps' tensor ops (store_read_other)
+    gsaddr: tuple | None = None  # a global store's (base register, offset, space, bytes a lane): the store port
     sass: dict | None = None  # the kernel's SASS loop profile, when an emulated mma follows it
 
 
@@ -189,6 +190,7 @@ def _analysed(program, params):
         out.append(it)
     order = sched.compute(program, out)
     _store_waits(program, out, order)
+    _store_port(program, params, out, unit_index)
     _ptxas_sequences(program, params, out, order, unit_index)
     res = (out, order, len(slots))
     cache[id(params)] = (params, res)
@@ -208,6 +210,25 @@ def _store_waits(program, out, order):
     for it in out:
         if it.branch and order.block_of[it.pc] in blocks:
             it.store_wait, it.fast = True, False
+
+
+def _store_port(program, params, out, unit_index):
+    """With ``memory["store_queue"]``: a global store issues to a unit of its own ("gstore", as the MIO's ii),
+    which the SM's store port can also hold shut (``TimedEngine._store_port``), and knows its address."""
+    if not (getattr(params, "memory", None) or {}).get("store_queue"):
+        return
+    uidx = unit_index.setdefault("gstore", len(unit_index))
+    for pc, (_body, ins, _guard, _neg) in enumerate(program.ops):
+        it = out[pc]
+        a = ins.operands[0] if ins.operands else None
+        if not it.gstore or len(it.stages) != 1 or not (isinstance(a, Addr) and type(a.base) is Reg):
+            continue
+        st = it.stages[0]
+        st.unit, st.uidx, st.sm = "gstore", uidx, False
+        it.uidx, it.sm_unit = uidx, False
+        vec = next((int(m[1:]) for m in ins.mods if m[:1] == "v" and m[1:].isdigit()), 1)
+        width = next((int(m[1:]) for m in ins.mods if m[:1] in "bsuf" and m[1:].isdigit()), 32) // 8
+        it.gsaddr = (a.base.name, int(a.offset), "global" if "global" in ins.mods else "generic", width * vec)
 
 
 def _ptxas_sequences(program, params, out, order, unit_index):

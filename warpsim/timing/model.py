@@ -20,7 +20,9 @@ Structure (no per-lane or per-cycle work):
 * Global loads go through a sectored L1 per SM (``memory``): a 32-byte sector present (or being filled)
   costs the L1 hit latency, a missing one is fetched from L2; the L1 starts empty at each launch. Its miss
   path takes one 128-byte line every ``miss_ii`` cycles for the SM, its data path a hit's wavefronts at
-  ``wavefront`` cycles each from a sub-partition and ``wavefront_sm`` for the SM (``gmem_rate``).
+  ``wavefront`` cycles each from a sub-partition and ``wavefront_sm`` for the SM (``gmem_rate``). Global
+  stores queue at the SM's store port (``store_line`` cycles a line or ``store_sector`` a sector); while
+  ``store_queue`` of them wait, no warp of the SM issues another.
 * The functional engine's :meth:`warpsim.warp.Warp.step` runs every instruction in program order; an
   instruction is executed (with everything before it in program order) no later than the cycle it issues,
   and ``%clock``/``%clock64`` read the issue cycle of the clock read itself (nothing moves above a clock
@@ -160,7 +162,7 @@ class _SP:
 class _SM:
     """One SM: its CTAs still to run (one after another), SM-wide unit free times and its L1."""
 
-    __slots__ = ("index", "ctas", "units", "l1", "l1_free", "miss_free")
+    __slots__ = ("index", "ctas", "units", "l1", "l1_free", "miss_free", "stores")
 
     def __init__(self, index, ctas, nunits):
         self.index, self.ctas = index, list(ctas)
@@ -168,6 +170,7 @@ class _SM:
         self.l1: dict = {}
         self.l1_free = 0.0
         self.miss_free = 0.0
+        self.stores: list = []  # when each store queued at the store port leaves it (the last store_queue)
 
 
 class TimedEngine(WarpChoice):
@@ -210,6 +213,9 @@ class TimedEngine(WarpChoice):
         self.wavefront = float(mem.get("wavefront", 0.0))
         self.wavefront_sm = float(mem.get("wavefront_sm", self.wavefront))
         self.miss_ii = float(mem.get("miss_ii", 0.0))
+        self.store_queue = int(mem.get("store_queue", 0))
+        self.store_line = float(mem.get("store_line", 0.0))
+        self.store_sector = float(mem.get("store_sector", 0.0))
         self.nunits = 1 + max(max(s.uidx for s in it.stages) for it in self.info) if self.info else 8
         self.env = simpy.Environment()
         self.failure: BaseException | None = None
@@ -599,6 +605,8 @@ class TimedEngine(WarpChoice):
             tw.prev_done = tw.memo[tw.memo_key]
         st = stages[tw.si]
         done = self._run_stage(tw, sp, st, t)
+        if it.gsaddr is not None and self.store_queue:
+            self._store_port(tw, sp, it, t)
         if st.hoisted and not tw.skip_hoisted:
             tw.memo[tw.memo_key] = done
         tw.si += 1
@@ -649,6 +657,27 @@ class TimedEngine(WarpChoice):
             tw.st_read = r
         if tw.st_others is not None and tw.st_read > tw.sp.st_until:
             tw.sp.st_until = tw.st_read
+
+    def _store_port(self, tw, sp, it, t):
+        """A global store issued at ``t`` queues at the SM's store port, which takes ``store_line`` cycles a line
+        or ``store_sector`` a sector, whichever is more; while ``store_queue`` stores wait there, no warp of
+        the SM issues another (each sub-partition's "gstore" unit stays shut)."""
+        got = self._sectors(tw.w, it.gsaddr)
+        if not got or not got[0]:
+            return
+        sectors = got[0]
+        cost = max(self.store_line * len({s >> 2 for s in sectors}), self.store_sector * len(sectors))
+        sm = sp.smo
+        q = sm.stores
+        start = q[-1] if q and q[-1] > t else t
+        q.append(start + cost)
+        if len(q) > self.store_queue:
+            del q[0]
+        if len(q) == self.store_queue:
+            gate = q[0]
+            for other in tw.state["sps"]:
+                if other.smo is sm and other.units[it.uidx] < gate:
+                    other.units[it.uidx] = gate
 
     def _issue_fast(self, tw, sp, it, pc, t):
         """_issue for an instruction of one stage on one pipe (no emulation, barrier, exit or L1 model)."""

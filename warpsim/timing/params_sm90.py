@@ -228,6 +228,15 @@ TABLE = {
         # warps' L2 loads 1.0 cycle a line, p32 17,297 cycles for 16,384 lines).
         "wavefront_sm": 1.0,
         "miss_ii": 1.0,
+        # global stores queue at the SM's store port, which takes 2 cycles a line or 1 a sector, whichever is
+        # more, and while 40 wait there no warp issues another (gmem_rate.json: 4-16 warps each storing 32
+        # requests over 1 / 8 / 32 lines take 3.7-4.0 / 14.6-16.0 / 58.9-64.0 cycles a request more per warp,
+        # and the last store issues 40 requests' work before the port is done, at every warp count from 4 on;
+        # traces/h100/l1_rate.json's local stores, a line of 4 sectors every 4 cycles, agree). One or two warps
+        # issue their stores slower than the engine (270-354 cycles for 32, the engine's 174-184): not modelled.
+        "store_queue": 40,
+        "store_line": 2.0,
+        "store_sector": 1.0,
     },
     # ------------------------------------------------------------------ emulated forms (no native pipe)
     "emulated": {
