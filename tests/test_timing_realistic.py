@@ -141,3 +141,28 @@ def test_the_h200_runs_the_h100s_timing_kernels_in_its_cycles():
     assert np.median(e) < 0.002 and np.sum(e <= 0.01) >= 980 and e.max() < 0.06
     off = [(n, k) for n, v in d.items() for k, x in v.items() if abs(x) > 0.03]
     assert all(k.endswith(",1,4") for _, k in off), off
+
+
+@pytest.mark.parametrize("module, text, message", [
+    ("spgemm_clock", '{"how": "x", "rows": []}', r"other\.json: not the spgemm_clock measurement \(no 'how' and "
+                                                 r"'inputs' and 'rows'\)"),
+    ("spgemm_clock", '{"how": "x", "inputs": {}, "rows": [{"kernel": "spgemm_k8", "t": []}]}',
+     r"other\.json: a row of kernel 'spgemm_k8' is not one of"),
+    ("gmem_rate", '{"how": "x", "rows": [{"kernel": "gmem_load_p1", "warps": 2, "t": [[0, 1]]}]}',
+     r"other\.json: a row of kernel 'gmem_load_p1' is not one of .* with two clocks a warp"),
+    ("h200", '{"how": "x", "traces": {}}', r"other\.json: no traces, or a trace without runs"),
+    ("h200", '[1]', r"other\.json: not the timing_again measurement"),
+])
+def test_measurement_files_are_checked_when_read(tmp_path, module, text, message):
+    """A file that is not what the analysis reads is named, with what it lacks."""
+    import importlib
+    path = tmp_path / "other.json"
+    path.write_text(text)
+    with pytest.raises(ValueError, match=message):
+        importlib.import_module(f"warpsim.timing.{module}").load(str(path))
+
+
+def test_the_h200_analysis_prints_its_table(capsys):
+    assert h200.main([]) == 0
+    out = capsys.readouterr().out
+    assert "NVIDIA H200" in out and "all: 1104 configurations, 985 within 1 %" in out

@@ -67,11 +67,9 @@ def table(doc: dict | None = None) -> list[dict]:
 
 def main(argv=None) -> int:
     from warpsim.timing import measurement
-    argv = measurement.arguments(argv, __doc__)
-    if argv is None:
+    doc = measurement.opened(argv, __doc__, load, PATH)
+    if doc is None:
         return 0
-    doc = load(argv[0] if argv else PATH)
-    print(doc["how"])
     print(f"{'kernel':16} {'warps':>5} {'GPU CTA':>9} {'warpsim':>9} {'GPU warp':>9} {'warpsim':>9}")
     for r in table(doc):
         print(f"{r['kernel']:16} {r['warps']:5} {r['gpu'][0]:9.0f} {r['warpsim'][0]:9.0f} {r['gpu'][1]:9.0f} "

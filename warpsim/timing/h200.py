@@ -54,11 +54,9 @@ def compare(doc: dict | None = None, folder: str = H100) -> dict:
 
 def main(argv=None) -> int:
     from warpsim.timing import measurement
-    argv = measurement.arguments(argv, __doc__)
-    if argv is None:
+    doc = measurement.opened(argv, __doc__, load, PATH)
+    if doc is None:
         return 0
-    doc = load(argv[0] if argv else PATH)
-    print(doc["how"])
     every = []
     for name, diffs in compare(doc).items():
         d = np.array(list(diffs.values()))

@@ -34,6 +34,17 @@ def arguments(argv, doc: str) -> list | None:
     return argv
 
 
+def opened(argv, doc: str, load, path: str) -> dict | None:
+    """The measurement file an analysis's command line names (its first argument, else ``path``) read by
+    ``load``, with the file's ``how`` printed; None once ``doc`` is printed for ``-h`` / ``--help``."""
+    argv = arguments(argv, doc)
+    if argv is None:
+        return None
+    got = load(argv[0] if argv else path)
+    print(got["how"])
+    return got
+
+
 def options(text: str) -> dict:
     """Table overrides given on the command line as a JSON object (``'{"l1": {"miss": 300}}'``); a
     SystemExit that says what was expected otherwise."""

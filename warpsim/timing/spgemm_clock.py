@@ -172,11 +172,9 @@ def table(doc: dict | None = None) -> list[dict]:
 
 def main(argv=None) -> int:
     from warpsim.timing import measurement
-    argv = measurement.arguments(argv, __doc__)
-    if argv is None:
+    doc = measurement.opened(argv, __doc__, load, PATH)
+    if doc is None:
         return 0
-    doc = load(argv[0] if argv else PATH)
-    print(doc["how"])
     print(f"{'kernel':20} {'before':9} {'phase':7} {'GPU':>10} {'warpsim':>10} {'error':>8}")
     for r in table(doc):
         for p in ("kernel", "first", "step", "tail"):
