@@ -5,7 +5,9 @@ Every warp of one CTA (1-16 warps) issues 32 independent 4-byte global loads or 
 its own addresses, each request spread over P lines: P = 1 (the warp's 128 bytes in one line, 4 sectors), 8 (16
 bytes in each of 8 lines, as the sparse GEMM's A fragments), 32 (4 bytes in each of 32 lines). ``load``: from the
 L2 (the L1 reset before every launch); ``hit``: the same loads twice, the second pass timed (L1 hits);
-``store``: the second clock reads when the last store has issued. Per kernel and warp count the cycles of the
+``store``: the second clock reads when the last store has issued; ``pair``: loads from the L2 with warps 2k and
+2k + 1 loading the same lines (the H200 takes as long as for lines of their own; the engine does not: see
+tests/test_timing_realistic.py). Per kernel and warp count the cycles of the
 CTA (its warps' first clock to their last) and of a warp (the mean), GPU beside warpsim.
 
     python -m warpsim.timing.gmem_rate [FILE]    # the GPU's cycles beside warpsim's (default: the H200 file)
@@ -20,7 +22,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.join(HERE, "..", "..")
 PTX = os.path.join(REPO, "traces", "capture", "kernels", "gmem_rate.ptx")
 PATH = os.path.join(REPO, "traces", "h200", "gmem_rate.json")
-KERNELS = tuple(f"gmem_{op}_p{p}" for op in ("load", "store", "hit") for p in (1, 8, 32))
+KERNELS = tuple(f"gmem_{op}_p{p}" for op in ("load", "store", "hit") for p in (1, 8, 32)) + ("gmem_pair_p8", "gmem_pair_p32")
 WARPS = (1, 2, 4, 8, 16)
 ROW = 256
 WORDS = 16 * 32 * 32 * ROW // 4  # the buffer: 16 warps' lines

@@ -1,17 +1,19 @@
 // The SM's global-memory path under load (traces/capture/gmem_rate.py; warpsim.timing.gmem_rate): every warp of
 // one CTA issues 32 independent 4-byte global loads or stores, each request spread over P lines (P = 1: the warp's
 // 128 bytes in one line, 4 sectors; P = 8: 16 bytes in each of 8 lines; P = 32: 4 bytes in each of 32 lines),
-// its own addresses, and stores %clock64 before and after. After loads the second clock waits for their data (a
+// its own addresses (``pair``: warps 2k and 2k + 1 load the same ones, as the GEMM's warps load their A rows),
+// and stores %clock64 before and after. After loads the second clock waits for their data (a
 // branch on their xor); after stores it reads when the last store has issued. ``hit`` loads the same lines twice
 // and times the second pass (L1 hits).
 #define ROW 256  // bytes between the lines of one request
 
-template <int P, int OP>  // OP 0: load (L2), 1: store, 2: load twice, the second timed
+template <int P, int OP>  // OP 0: load (L2), 1: store, 2: load twice, the second timed, 3: load (L2) in pairs
 __device__ __forceinline__ void gmem_rate(unsigned *buf, long long *T, unsigned *sink)
 {
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const unsigned per = 32 / P;  // lanes a line
-    unsigned *b = buf + (warp * 32 * 32 * ROW + (lane / per) * ROW) / 4 + lane % per;
+    const int owner = OP == 3 ? warp >> 1 : warp;  // whose lines
+    unsigned *b = buf + (owner * 32 * 32 * ROW + (lane / per) * ROW) / 4 + lane % per;
     unsigned acc = 0;
     if (OP == 2) {
 #pragma unroll
@@ -49,3 +51,5 @@ GMEM_RATE(gmem_store_p32, 32, 1)
 GMEM_RATE(gmem_hit_p1, 1, 2)
 GMEM_RATE(gmem_hit_p8, 8, 2)
 GMEM_RATE(gmem_hit_p32, 32, 2)
+GMEM_RATE(gmem_pair_p8, 8, 3)
+GMEM_RATE(gmem_pair_p32, 32, 3)
