@@ -46,8 +46,11 @@ def cycles(t) -> tuple[float, float]:
 def load(path: str = PATH) -> dict:
     from warpsim.timing import measurement
     doc = measurement.load(path, "gmem_rate", ("how", "rows"))
+    if not doc["rows"]:
+        raise ValueError(f"{path}: no launches")
+    from warpsim.timing.spgemm_clock import _shape
     for r in doc["rows"]:
-        if r.get("kernel") not in KERNELS or np.shape(r.get("t")) != (r.get("warps"), 2):
+        if r.get("kernel") not in KERNELS or _shape(r.get("t")) != (r.get("warps"), 2):
             raise ValueError(f"{path}: a row of kernel {r.get('kernel')!r} is not one of {', '.join(KERNELS)} "
                              "with two clocks a warp")
     return doc

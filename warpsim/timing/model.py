@@ -529,8 +529,10 @@ class TimedEngine(WarpChoice):
             it = info[cur]
             g = it.gload
             if g is not None and self.l1_model:
-                tw.gaddr[cur] = self._sectors(w, g)
+                tw.gaddr[cur] = self._sectors(w, g, self._lanes(w, cur))
             w.step()
+            if it.gsaddr is not None and self.store_queue:  # the lanes that stored, at the address they used
+                tw.gaddr[cur] = self._sectors(w, it.gsaddr, w.active)
             self.steps += 1
             if self.max_steps is not None and self.steps > self.max_steps:
                 raise WarpsimError(f"CTA {tw.state['cta'].ctaid}: more than {self.max_steps} warp instructions; "
@@ -542,14 +544,23 @@ class TimedEngine(WarpChoice):
             if w.lpc is not None or cur == pc:
                 return
 
-    def _sectors(self, w, g):
-        """(32-byte sectors, L1 wavefronts) of a global load about to run: the wavefronts are the most
+    def _lanes(self, w, pc):
+        """The lanes that run ``pc`` when the warp executes it next: those at it, its guard applied."""
+        mask = w.live if w.lpc is None else w.lpc == pc
+        _body, _ins, g, neg = self.program.ops[pc]
+        if g is not None:
+            p = w.regs[g]
+            mask = mask & (~p if neg else p)
+        return mask
+
+    def _sectors(self, w, g, lanes):
+        """(32-byte sectors, L1 wavefronts) of a global access by ``lanes``: the wavefronts are the most
         distinct 4-byte words that fall into one of the 32 banks (a bank conflict replays the access)."""
         base, off, space, nbytes = g
         a = w.regs.get(base)
         if a is None:
             return None
-        a = a[w.live] if not w.live_full else a
+        a = a[lanes]
         if a.dtype != np.uint64:
             a = a.astype(np.uint64)
         if space == "generic" and a.size and int(a.max()) >> 40 in (1, 2, 3, 4):
@@ -662,7 +673,7 @@ class TimedEngine(WarpChoice):
         """A global store issued at ``t`` queues at the SM's store port, which takes ``store_line`` cycles a line
         or ``store_sector`` a sector, whichever is more; while ``store_queue`` stores wait there, no warp of
         the SM issues another (each sub-partition's "gstore" unit stays shut)."""
-        got = self._sectors(tw.w, it.gsaddr)
+        got = tw.gaddr.pop(it.pc, None)  # taken when the store ran (_execute_through)
         if not got or not got[0]:
             return
         sectors = got[0]

@@ -225,7 +225,7 @@ TABLE = {
         # ... per sub-partition; the SM's L1 data path takes one every cycle from all of them, and its miss path
         # one 128-byte line a cycle (traces/h200/gmem_rate.json, warpsim.timing.gmem_rate: 1-16 warps each
         # loading 32 requests over 1, 8 or 32 lines; one warp's L1 hits 2.08 cycles a line, 4-16 warps' 1.1; 16
-        # warps' L2 loads 1.0 cycle a line, p32 17,297 cycles for 16,384 lines).
+        # warps' L2 loads 1.0-1.07 cycles a line, p32 17,468 cycles for 16,384 lines).
         "wavefront_sm": 1.0,
         "miss_ii": 1.0,
         # global stores queue at the SM's store port, which takes 2 cycles a line or 1 a sector, whichever is
@@ -233,7 +233,7 @@ TABLE = {
         # requests over 1 / 8 / 32 lines take 3.7-4.0 / 14.6-16.0 / 58.9-64.0 cycles a request more per warp,
         # and the last store issues 40 requests' work before the port is done, at every warp count from 4 on;
         # traces/h100/l1_rate.json's local stores, a line of 4 sectors every 4 cycles, agree). One or two warps
-        # issue their stores slower than the engine (270-354 cycles for 32, the engine's 174-184): not modelled.
+        # issue their stores slower than the engine (279-354 cycles for 32, the engine's 174-184): not modelled.
         "store_queue": 40,
         "store_line": 2.0,
         "store_sector": 1.0,

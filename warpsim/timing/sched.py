@@ -34,16 +34,19 @@ kernels), and is modelled as four deterministic rules on the PTX, applied per ba
    step took 2.2x the H200's (``warpsim.timing.spgemm_clock``).
 
 4. **A loop's compare moves up.** The cheap instructions that compute a conditional branch's predicate
-   move up to just behind the first instruction of the block, but not above a load. Evidence: every mma
+   move up to just behind the first instruction of the block, but not above a load (nor a parameter or
+   special-register read). Evidence: every mma
    loop has ``UIADD3`` (the trip counter) and ``ISETP`` right after its first ``HMMA``, 13+ cycles before
    the ``BRA``; a predicate computed from loaded data stays behind the loads (``gmem_load_p8`` of
    ``traces/capture/kernels/gmem_rate.ptx``: 32 ``ld.global`` each xor-ed into the value a branch tests,
    ptxas's 32 ``LDG`` back to back with the ``LOP3``s after them; moved up, each ``xor`` had waited for its
    load before the next load issued, 32 L2 round trips in a row).
 
-Nothing moves up across a volatile instruction, so when the engine times an instruction every
-instruction before it in program order has been executed functionally, and a ``%clock`` read runs
-exactly at its issue cycle. Moves never change what a program computes (the same rules a compiler
+Nothing moves up across a volatile instruction but a load across a store to another space, so when
+the engine times an instruction every instruction before it in program order has been executed
+functionally, and a ``%clock`` read runs exactly at its issue cycle. A store a load moved above may run
+(functionally) before it is timed, with the instructions up to the load: what the engine needs of it, the
+lanes that stored and their addresses, is taken as it runs. Moves never change what a program computes (the same rules a compiler
 must obey); the functional engine keeps executing in program order.
 """
 from __future__ import annotations

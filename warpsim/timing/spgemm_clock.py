@@ -2,10 +2,11 @@
 (``traces/capture/kernels/prog_spgemm_clock.ptx``, ``traces/capture/spgemm_clock.py``), run by the GPU and by
 warpsim's timed engine from the same PTX file.
 
-D[64][64] = A[64][K] B[K][64] + C, A 2:4-sparse f16 (ordered metadata), f32 accumulators; a grid of 2 x 2 CTAs
-of 4 warps; each K step of 32 stages a 32 x 32 B tile in shared memory between two ``bar.sync``, loads every
-lane's A fragment and metadata from global memory and issues two ``mma.sp::ordered_metadata.m16n8k32``. Lane 0
-of each warp stores ``%clock64`` at entry, after every K step and after D is stored. Launched after the L1
+D[64][64] = A[64][K] B[K][64] + C, A 2:4-sparse f16 (ordered metadata), f32 accumulators; CTAs of 4 warps (a
+grid of 2 x 2) or 8 (2 x 1), each warp a 16 x 16 tile; each K step of 32 stages a 32 x 32 B tile in shared
+memory between two ``bar.sync``, loads every lane's A fragment and metadata from global memory and issues two
+``mma.sp::ordered_metadata.m16n8k32``; one kernel (``pf``) loads the next step's B tile into registers during
+this one. Lane 0 of each warp stores ``%clock64`` at entry, after every K step and after D is stored. Launched after the L1
 reset of the timing traces (``before`` "l1-reset": the L1 empty, the data in the L2 from the launch before) and
 back to back (``before`` "none").
 
@@ -128,13 +129,26 @@ def shape(kernel: str) -> tuple:
 
 def load(path: str = PATH) -> dict:
     from warpsim.timing import measurement
-    doc = measurement.load(path, "spgemm_clock", ("how", "inputs", "rows"))
+    doc = measurement.load(path, "spgemm_clock", ("how", "inputs", "d_sha256", "rows"))
+    if not doc["rows"]:
+        raise ValueError(f"{path}: no launches")
     for r in doc["rows"]:
         name = r.get("kernel")
-        if name not in KERNELS or np.shape(r.get("t")) != shape(name):
-            raise ValueError(f"{path}: a row of kernel {name!r} is not one of {sorted(KERNELS)} with its CTAs x "
-                             "warps x stamps clocks")
+        if name not in KERNELS or "repeat" not in r or "before" not in r or _shape(r.get("t")) != shape(name):
+            raise ValueError(f"{path}: a row of kernel {name!r} is not one of {sorted(KERNELS)} with its repeat, "
+                             "launch condition and CTAs x warps x stamps clocks")
+        if doc["inputs"].get(name) != digest(*inputs(KERNELS[name].k).values()) or name not in doc["d_sha256"]:
+            raise ValueError(f"{path}: kernel {name}'s inputs are not those inputs() makes here (their sha256 "
+                             "differs), or the file has no D for it")
     return doc
+
+
+def _shape(t) -> tuple:
+    """The shape of a nested list of clocks; () if it is ragged."""
+    try:
+        return np.shape(np.asarray(t, np.int64))
+    except ValueError:
+        return ()
 
 
 def phases(t) -> dict:
