@@ -54,10 +54,11 @@ def gmem():
 
 def test_gmem_rate_the_sms_load_path(gmem):
     """(Every figure of these tests is the CTA's span, its first warp's first clock to its last warp's last; the
-    engine ends early warps early, where on the H200 every warp spans nearly the whole run.) The SM's L1 takes a line a cycle from the L2 and a wavefront a cycle from its sub-partitions (one every 2
-    from each): 32 loads a warp over 32 lines within 4 % of the H200 from 2 to 16 warps, over 8 lines within 6 %
-    from 8 warps, L1 hits over 32 lines within 7 % and over 8 within 16 %. Without those two rates the 16-warp
-    runs had been 94 % short (L2) and 78-81 % long (hits: a wavefront every 2 cycles for the whole SM)."""
+    engine ends early warps early, where on the H200 every warp spans nearly the whole run.) The SM's L1 takes
+    a line a cycle from the L2 and a wavefront a cycle from its sub-partitions (one every 2 from each): 32 loads
+    a warp over 32 lines within 4 % of the H200 from 2 to 16 warps, over 8 lines within 6 % from 8 warps, L1
+    hits over 32 lines within 7 % and over 8 within 16 %. Without those two rates the 16-warp runs had been
+    94 % short (L2) and 78-81 % long (hits: a wavefront every 2 cycles for the whole SM)."""
     assert all(abs(gmem[("gmem_load_p32", w)]) < 0.04 for w in (2, 4, 8, 16))
     assert all(abs(gmem[("gmem_load_p8", w)]) < 0.06 for w in (8, 16))
     assert all(abs(gmem[("gmem_hit_p32", w)]) < 0.07 for w in (1, 2, 4, 8, 16))

@@ -46,13 +46,18 @@ def quick_configurations(tr) -> list[tuple[int, int, int]]:
 
 def measured(tr, ilp: int, warps: int, reps: int, stat: str = "mean") -> float:
     """The hardware statistic of one configuration (median over non-first launches)."""
+    return float(np.median(launches(tr, ilp, warps, reps, stat)))
+
+
+def launches(tr, ilp: int, warps: int, reps: int, stat: str = "mean") -> list[float]:
+    """The statistic of the warps' end - start cycles of each launch of one configuration after the first (all
+    of them if it has only one)."""
     a = tr.arrays
     rows = [r for r in range(len(a["run_ilp"]))
             if (a["run_ilp"][r], a["run_warps"][r], a["run_reps"][r]) == (ilp, warps, reps)]
     later = [r for r in rows if a["run_repeat"][r] > 0] or rows
-    vals = [_stat(a["end"][r, :warps].astype(np.int64) - a["start"][r, :warps].astype(np.int64), stat)
+    return [_stat(a["end"][r, :warps].astype(np.int64) - a["start"][r, :warps].astype(np.int64), stat)
             for r in later]
-    return float(np.median(vals))
 
 
 def _stat(cycles, stat):

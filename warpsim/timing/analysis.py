@@ -182,10 +182,7 @@ def _analysed(program, params):
         if ins.opcode == "ld" and cls == "mem_global":
             a = ops[1] if len(ops) > 1 else None
             if isinstance(a, Addr) and type(a.base) is Reg:
-                d = ins.__dict__.get("_warpsim_decoded")
-                space, vec, t = d if isinstance(d, tuple) else ("generic", 1, "b32")
-                nbytes = vec * max(1, int("".join(ch for ch in t if ch.isdigit()) or 32) // 8)
-                it.gload = (a.base.name, int(a.offset), space, nbytes)
+                it.gload = _global_access(ins, a)
                 it.fast = False
         out.append(it)
     order = sched.compute(program, out)
@@ -195,6 +192,15 @@ def _analysed(program, params):
     res = (out, order, len(slots))
     cache[id(params)] = (params, res)
     return res
+
+
+def _global_access(ins, a) -> tuple:
+    """``(base register, offset, space, bytes a lane)`` of an ``ld`` / ``st`` at address ``a`` (its decoded
+    state space, vector count and type; the engine's L1 and store port take its sectors from it)."""
+    d = ins.__dict__.get("_warpsim_decoded")
+    space, vec, t = d if isinstance(d, tuple) else ("generic", 1, "b32")
+    nbytes = vec * max(1, int("".join(ch for ch in t if ch.isdigit()) or 32) // 8)
+    return a.base.name, int(a.offset), space, nbytes
 
 
 def _store_waits(program, out, order):
@@ -226,9 +232,7 @@ def _store_port(program, params, out, unit_index):
         st = it.stages[0]
         st.unit, st.uidx, st.sm = "gstore", uidx, False
         it.uidx, it.sm_unit = uidx, False
-        vec = next((int(m[1:]) for m in ins.mods if m[:1] == "v" and m[1:].isdigit()), 1)
-        width = next((int(m[1:]) for m in ins.mods if m[:1] in "bsuf" and m[1:].isdigit()), 32) // 8
-        it.gsaddr = (a.base.name, int(a.offset), "global" if "global" in ins.mods else "generic", width * vec)
+        it.gsaddr = _global_access(ins, a)
 
 
 def _ptxas_sequences(program, params, out, order, unit_index):

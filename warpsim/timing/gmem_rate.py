@@ -22,7 +22,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.join(HERE, "..", "..")
 PTX = os.path.join(REPO, "traces", "capture", "kernels", "gmem_rate.ptx")
 PATH = os.path.join(REPO, "traces", "h200", "gmem_rate.json")
-KERNELS = tuple(f"gmem_{op}_p{p}" for op in ("load", "store", "hit") for p in (1, 8, 32)) + ("gmem_pair_p8", "gmem_pair_p32")
+KERNELS = tuple(f"gmem_{op}_p{p}" for op in ("load", "store", "hit") for p in (1, 8, 32)) + ("gmem_pair_p8",
+                                                                                          "gmem_pair_p32")
 WARPS = (1, 2, 4, 8, 16)
 ROW = 256
 WORDS = 16 * 32 * 32 * ROW // 4  # the buffer: 16 warps' lines
@@ -48,9 +49,8 @@ def load(path: str = PATH) -> dict:
     doc = measurement.load(path, "gmem_rate", ("how", "rows"))
     if not doc["rows"]:
         raise ValueError(f"{path}: no launches")
-    from warpsim.timing.spgemm_clock import _shape
     for r in doc["rows"]:
-        if r.get("kernel") not in KERNELS or _shape(r.get("t")) != (r.get("warps"), 2):
+        if r.get("kernel") not in KERNELS or measurement.shape(r.get("t")) != (r.get("warps"), 2):
             raise ValueError(f"{path}: a row of kernel {r.get('kernel')!r} is not one of {', '.join(KERNELS)} "
                              "with two clocks a warp")
     return doc

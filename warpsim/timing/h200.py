@@ -10,28 +10,50 @@ the H100's. They agree: the sm_90 table stands for both chips, and a kernel time
 trips, whose time is mostly the prologue's global loads (the memory, which the chips do not share).
 
     python -m warpsim.timing.h200 [FILE]    # H200 against H100, trace by trace
+
+The file is written by :func:`write` from the capture folders (``capture.py --out``) of the H200's runs.
 """
 from __future__ import annotations
 
+import glob
+import json
 import os
 
 import numpy as np
+
+from warpsim import tracefile
+from warpsim.replay_timing import configurations, launches
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PATH = os.path.join(HERE, "..", "..", "traces", "h200", "timing_again.json")
 H100 = os.path.join(HERE, "..", "..", "traces", "h100", "timing")
 
 
-def cycles(arrays) -> dict:
-    """``{"ilp,warps,reps": [cycles of each launch after the first]}`` of a timing trace's arrays (its npz)."""
-    got: dict = {}
-    for r in range(len(arrays["run_ilp"])):
-        if arrays["run_repeat"][r] == 0:
-            continue
-        w = int(arrays["run_warps"][r])
-        key = f"{int(arrays['run_ilp'][r])},{w},{int(arrays['run_reps'][r])}"
-        got.setdefault(key, []).append(float(np.mean(arrays["end"][r, :w].astype(float) - arrays["start"][r, :w])))
-    return got
+def cycles(path: str) -> dict:
+    """``{"ilp,warps,reps": [cycles of each launch after the first]}`` of a timing trace, as ``warpsim replay``
+    measures a launch (the warps' mean end - start)."""
+    tr = tracefile.read_trace(path)
+    return {f"{i},{w},{r}": launches(tr, i, w, r) for i, w, r in configurations(tr)}
+
+
+def write(folders: list, path: str = PATH) -> None:
+    """:data:`PATH` from the timing traces under the capture folders ``folders`` (``capture.py --out``, each
+    with its ``device.json``), written atomically."""
+    with open(os.path.join(folders[0], "device.json")) as fh:
+        record = json.load(fh)
+    dev, day = record["device"], record["created"][:10]
+    how = (f"traces/capture/capture.py --skip-instr --skip-ub --skip-programs --timing-input-from "
+           f"traces/h100/timing on an {dev['name']} ({dev['clock_rate_khz'] // 1000} MHz, {dev['sm_count']} SMs, "
+           f"driver {dev['driver']}, CUDA {dev['cuda']}, CuPy {dev['cupy']}), {day}: the sparse fp8 traces with "
+           f"--timing-warmup runs --timing-before l1-reset --timing-repeats 5,4 (as recorded on the H100), the "
+           f"others with the defaults; per configuration \"ilp,warps,reps\" the cycles of each launch after the "
+           f"first (the warps' mean end - start)")
+    files = sorted(f for d in folders for f in glob.glob(os.path.join(d, "timing", "*.npz")))
+    doc = {"how": how, "traces": {os.path.basename(f)[:-4]: cycles(f) for f in files}}
+    tmp = path + ".tmp"
+    with open(tmp, "w") as fh:
+        fh.write(json.dumps(doc, indent=0) + "\n")
+    os.replace(tmp, path)
 
 
 def load(path: str = PATH) -> dict:
@@ -47,7 +69,7 @@ def compare(doc: dict | None = None, folder: str = H100) -> dict:
     doc = doc or load()
     out = {}
     for name, runs in sorted(doc["traces"].items()):
-        h100 = cycles(np.load(os.path.join(folder, f"{name}.npz")))
+        h100 = cycles(os.path.join(folder, f"{name}.npz"))
         out[name] = {k: float(np.median(v) / np.median(h100[k]) - 1) for k, v in runs.items() if k in h100}
     return out
 

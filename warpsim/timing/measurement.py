@@ -34,6 +34,15 @@ def arguments(argv, doc: str) -> list | None:
     return argv
 
 
+def shape(t) -> tuple:
+    """The shape of a nested list of clocks in a measurement file; () if it is ragged or not integers."""
+    import numpy as np
+    try:
+        return np.shape(np.asarray(t, np.int64))
+    except (ValueError, TypeError):
+        return ()
+
+
 def opened(argv, doc: str, load, path: str) -> dict | None:
     """The measurement file an analysis's command line names (its first argument, else ``path``) read by
     ``load``, with the file's ``how`` printed; None once ``doc`` is printed for ``-h`` / ``--help``."""

@@ -46,8 +46,8 @@ Nothing moves up across a volatile instruction but a load across a store to anot
 the engine times an instruction every instruction before it in program order has been executed
 functionally, and a ``%clock`` read runs exactly at its issue cycle. A store a load moved above may run
 (functionally) before it is timed, with the instructions up to the load: what the engine needs of it, the
-lanes that stored and their addresses, is taken as it runs. Moves never change what a program computes (the same rules a compiler
-must obey); the functional engine keeps executing in program order.
+lanes that stored and their addresses, is taken as it runs. Moves never change what a program computes (the
+same rules a compiler must obey); the functional engine keeps executing in program order.
 """
 from __future__ import annotations
 

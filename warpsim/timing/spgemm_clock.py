@@ -6,9 +6,9 @@ D[64][64] = A[64][K] B[K][64] + C, A 2:4-sparse f16 (ordered metadata), f32 accu
 grid of 2 x 2) or 8 (2 x 1), each warp a 16 x 16 tile; each K step of 32 stages a 32 x 32 B tile in shared
 memory between two ``bar.sync``, loads every lane's A fragment and metadata from global memory and issues two
 ``mma.sp::ordered_metadata.m16n8k32``; one kernel (``pf``) loads the next step's B tile into registers during
-this one. Lane 0 of each warp stores ``%clock64`` at entry, after every K step and after D is stored. Launched after the L1
-reset of the timing traces (``before`` "l1-reset": the L1 empty, the data in the L2 from the launch before) and
-back to back (``before`` "none").
+this one. Lane 0 of each warp stores ``%clock64`` at entry, after every K step and after D is stored. Launched
+after the L1 reset of the timing traces (``before`` "l1-reset": the L1 empty, the data in the L2 from the
+launch before) and back to back (``before`` "none").
 
 None of the timing table was fitted to this kernel, and the native model runs the PTX itself (ptxas's
 schedule is not in it), so it is an out-of-sample check of the whole timed engine: global and shared memory,
@@ -134,21 +134,15 @@ def load(path: str = PATH) -> dict:
         raise ValueError(f"{path}: no launches")
     for r in doc["rows"]:
         name = r.get("kernel")
-        if name not in KERNELS or "repeat" not in r or "before" not in r or _shape(r.get("t")) != shape(name):
+        if name not in KERNELS or "repeat" not in r or "before" not in r or \
+                measurement.shape(r.get("t")) != shape(name):
             raise ValueError(f"{path}: a row of kernel {name!r} is not one of {sorted(KERNELS)} with its repeat, "
                              "launch condition and CTAs x warps x stamps clocks")
+    for name in {r["kernel"] for r in doc["rows"]}:
         if doc["inputs"].get(name) != digest(*inputs(KERNELS[name].k).values()) or name not in doc["d_sha256"]:
             raise ValueError(f"{path}: kernel {name}'s inputs are not those inputs() makes here (their sha256 "
                              "differs), or the file has no D for it")
     return doc
-
-
-def _shape(t) -> tuple:
-    """The shape of a nested list of clocks; () if it is ragged."""
-    try:
-        return np.shape(np.asarray(t, np.int64))
-    except ValueError:
-        return ()
 
 
 def phases(t) -> dict:
