@@ -76,14 +76,16 @@ def main_cli(doc: str, build, device, summarise, argv=None) -> int:
     return build() if a.build else device(a.device) if a.device else summarise(a.json)
 
 
-def device(out: Path) -> int:
-    import cupy as cp
+def gemm_rows(cp, ptx: Path, kernels: dict, shape, tdtype) -> tuple[list, dict, dict]:
+    """``(rows, inputs' sha256, D's sha256)`` of the GEMM kernels of ``ptx`` (``kernels``: name -> spgemm_clock.Kernel;
+    ``shape(name)``: its stamps' shape, of ``tdtype``), LAUNCHES launches each under each of BEFORE, D checked against
+    the float64 reference and from launch to launch."""
     from capture import l1_resetter
     sc = analysis_module("spgemm_clock")
-    mod = cp.RawModule(path=str(PTX))
+    mod = cp.RawModule(path=str(ptx))
     reset = l1_resetter(cp)
     rows, d_sha, in_sha = [], {}, {}
-    for kernel, kn in sc.KERNELS.items():
+    for kernel, kn in kernels.items():
         ins = sc.inputs(kn.k)
         in_sha[kernel] = sc.digest(ins["Ac"], ins["Em"], ins["Bt"], ins["C"])
         ref = sc.reference(ins)
@@ -92,7 +94,7 @@ def device(out: Path) -> int:
         for before in BEFORE:
             for rep in range(LAUNCHES):
                 d = cp.full((sc.M, sc.N), np.nan, cp.float32)
-                t = cp.zeros(sc.shape(kernel), cp.int64)
+                t = cp.zeros(shape(kernel), tdtype)
                 if before == "l1-reset":
                     reset()
                 fn(kn.grid, kn.block, (*args, d, t))
@@ -105,14 +107,25 @@ def device(out: Path) -> int:
                 if sc.digest(dh) != sha:
                     raise RuntimeError(f"{kernel}: D differs between launches")
                 rows.append({"kernel": kernel, "before": before, "repeat": rep, "t": t.get().tolist()})
+    return rows, in_sha, d_sha
+
+
+def write_device_doc(cp, out: Path, name: str, **fields) -> int:
+    """``OUT/<name>.json``: the device, CuPy, clock and date, and ``fields``."""
     dev = cp.cuda.runtime.getDeviceProperties(0)
     doc = {"device": dev["name"].decode(), "cupy": cp.__version__, "clock_khz": dev["clockRate"],
-           "created": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "inputs": in_sha, "d_sha256": d_sha,
-           "rows": rows}
+           "created": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), **fields}
     out.mkdir(parents=True, exist_ok=True)
-    (out / "spgemm_clock.json").write_text(json.dumps(doc))
-    print(f"{len(rows)} launches on {doc['device']} written to {out / 'spgemm_clock.json'}")
+    (out / f"{name}.json").write_text(json.dumps(doc))
+    print(f"{len(doc.get('rows', ()))} launches on {doc['device']} written to {out / (name + '.json')}")
     return 0
+
+
+def device(out: Path) -> int:
+    import cupy as cp
+    sc = analysis_module("spgemm_clock")
+    rows, in_sha, d_sha = gemm_rows(cp, PTX, sc.KERNELS, sc.shape, cp.int64)
+    return write_device_doc(cp, out, "spgemm_clock", inputs=in_sha, d_sha256=d_sha, rows=rows)
 
 
 def summarise(out: Path) -> int:
