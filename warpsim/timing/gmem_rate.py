@@ -31,9 +31,9 @@ WORDS = 16 * 32 * 32 * ROW // 4  # the buffer: 16 warps' lines
 
 def simulate(kernel: str, warps: int) -> np.ndarray:
     """The clocks ``[warp][t0, t1]`` of the kernel run by warpsim (one CTA of ``warps`` warps)."""
-    import warpsim
+    from warpsim.timing import measurement
     t = np.zeros((warps, 2), np.int64)
-    fn = warpsim.RawModule(path=PTX).get_function(kernel)
+    fn = measurement.h200_module(PTX).get_function(kernel)
     fn((1, 1, 1), (32 * warps, 1, 1), (np.zeros(WORDS, np.uint32), t, np.zeros(32 * warps, np.uint32)))
     return t
 

@@ -70,22 +70,22 @@ def buffer() -> np.ndarray:
 
 def simulate_chase(kernel: str, variant: str, buf: np.ndarray | None = None) -> np.ndarray:
     """The cycles of each load ``[pass][link]`` of a chase run by warpsim."""
-    import warpsim
+    from warpsim.timing import measurement
     buf = buffer() if buf is None else buf
     _, _, start = chain(variant)
     n = VARIANTS[variant].links
     t = np.zeros(2 * n, np.int64)
-    fn = warpsim.RawModule(path=PTX).get_function(kernel)
+    fn = measurement.h200_module(PTX).get_function(kernel)
     fn((1, 1, 1), (32, 1, 1), (buf, np.uint32(start), np.int32(n), t))
     return t.reshape(2, n)
 
 
 def simulate_burst(kernel: str, buf: np.ndarray | None = None) -> float:
     """The cycles of a burst run by warpsim."""
-    import warpsim
+    from warpsim.timing import measurement
     buf = buffer() if buf is None else buf
     t = np.zeros(2, np.int64)
-    fn = warpsim.RawModule(path=PTX).get_function(kernel)
+    fn = measurement.h200_module(PTX).get_function(kernel)
     fn((1, 1, 1), (32, 1, 1), (buf[BURST_OFFSET // 4:], t, np.zeros(32, np.uint32)))
     return float(t[1] - t[0])
 

@@ -71,3 +71,11 @@ def options_in(argv: list) -> dict:
     """:func:`options` of the first command-line argument that is a JSON object (``{...}``), none if there is
     none."""
     return options(next((a for a in argv if a.startswith("{")), "{}"))
+
+
+def h200_module(path: str, timing: bool = True):
+    """``warpsim.RawModule`` of the PTX file at ``path`` timed as the H200 (the sm_90 table with the H200's L2,
+    ``params_sm90.TABLE["devices"]``): what the analyses of ``traces/h200`` set beside the H200's cycles."""
+    import warpsim
+    from warpsim.timing.params import params_for
+    return warpsim.RawModule(path=path, timing=timing, timing_params=params_for("sm_90a", device="H200"))

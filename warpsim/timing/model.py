@@ -10,7 +10,8 @@ Structure (no per-lane or per-cycle work):
   instruction without the yield flag, ``warpsim.timing.sass_profile.nonyield_loop``; there only while it has
   waited at most ``aging_cap`` cycles: a warp passed over longer gets no precedence until it issues).
 * A warp issues in **ptxas order** (:mod:`warpsim.timing.sched`: loads sunk into the block that uses them,
-  parameter loads and ALU work next to their use, loads hoisted), in order. An instruction waits for the
+  parameter loads and ALU work next to their use, loads hoisted, stretches of ALU work and memory accesses
+  list-scheduled; a diverged warp's lanes too), in order. An instruction waits for the
   registers it reads (a scoreboard: a register is ready when the instruction that last wrote it
   completes), for its unit (a pipe accepts one warp instruction every ``ii`` cycles: INT/FP/SFU/branch/
   tensor per sub-partition, the LSU/MIO per SM), and a branch waits for its warp's in-flight tensor ops
@@ -18,7 +19,9 @@ Structure (no per-lane or per-cycle work):
   (``store_read``; a global store's read waits ``store_read_other`` more per other warp of the
   sub-partition with a tensor op in flight before it).
 * Global loads go through a sectored L1 per SM (``memory``): a 32-byte sector present (or being filled)
-  costs the L1 hit latency, a missing one is fetched from L2; the L1 starts empty at each launch. Its miss
+  costs the L1 hit latency, a missing one is fetched from L2 (its line ``l2_hit`` cycles away, or ``l2_far``
+  for a share of the lines picked by a hash of the address; ``own_fill``: a sector another warp's request is
+  fetching is fetched again); the L1 starts empty at each launch. Its miss
   path takes one 128-byte line every ``miss_ii`` cycles for the SM, its data path a hit's wavefronts at
   ``wavefront`` cycles each from a sub-partition and ``wavefront_sm`` for the SM (``gmem_rate``). Global
   stores queue at the SM's store port (``store_line`` cycles a line or ``store_sector`` a sector); while
@@ -162,7 +165,7 @@ class _SP:
 class _SM:
     """One SM: its CTAs still to run (one after another), SM-wide unit free times and its L1."""
 
-    __slots__ = ("index", "ctas", "units", "l1", "l1_free", "miss_free", "stores")
+    __slots__ = ("index", "ctas", "units", "l1", "l1_free", "miss_free", "stores", "filler")
 
     def __init__(self, index, ctas, nunits):
         self.index, self.ctas = index, list(ctas)
@@ -171,6 +174,7 @@ class _SM:
         self.l1_free = 0.0
         self.miss_free = 0.0
         self.stores: list = []  # when each store queued at the store port leaves it (the last store_queue)
+        self.filler: dict = {}  # sector -> the warps whose requests asked the L2 for it (memory["own_fill"])
 
 
 class TimedEngine(WarpChoice):
@@ -213,6 +217,10 @@ class TimedEngine(WarpChoice):
         self.wavefront = float(mem.get("wavefront", 0.0))
         self.wavefront_sm = float(mem.get("wavefront_sm", self.wavefront))
         self.miss_ii = float(mem.get("miss_ii", 0.0))
+        far = mem.get("l2_far") or {}
+        self.l2_far = float(far.get("latency", self.l2_hit))
+        self.l2_far_cut = int(float(far.get("share", 0.0)) * 1024)
+        self.own_fill = bool(mem.get("own_fill", False))
         self.store_queue = int(mem.get("store_queue", 0))
         self.store_line = float(mem.get("store_line", 0.0))
         self.store_sector = float(mem.get("store_sector", 0.0))
@@ -480,26 +488,26 @@ class TimedEngine(WarpChoice):
 
     # ------------------------------------------------------------------ the issue order of a warp
     def _next_queue(self, tw, t):
-        """After a block's last instruction issued: what the warp issues next, in ptxas order."""
+        """After a block's last instruction issued: what the warp issues next, in ptxas order.
+
+        A diverged warp's lanes at the lowest pc run their whole block before any other lane runs (the others
+        wait at block starts: branch targets, or after a branch), so they issue in the block's order too."""
         w = tw.w
         order = self.order
-        if w.lpc is None:
-            pc = w.pc
-            entry = order.entry.get(pc)
-            if entry is not None:
-                if tw.memo:
-                    tw.memo = {}  # ptxas shares a repeated product inside one pass through a block only
-                k = order.nsunk.get(pc, 0)
-                if k and tw.owed == entry[:k]:  # coming from the block that sank them here
-                    tw.queue, tw.qi, tw.nsunk, tw.owed = entry, 0, k, ()
-                else:
-                    self._drop_owed(tw, t)
-                    tw.queue, tw.qi, tw.nsunk = entry[k:], 0, 0
-                tw.last_block = pc
-                return
-        else:
-            pc = int(w.lpc.min())
-        # diverged, or inside a block: program order, one instruction at a time (owed ones first)
+        pc = w.pc if w.lpc is None else int(w.lpc.min())
+        entry = order.entry.get(pc)
+        if entry is not None:
+            if tw.memo:
+                tw.memo = {}  # ptxas shares a repeated product inside one pass through a block only
+            k = order.nsunk.get(pc, 0)
+            if k and tw.owed == entry[:k]:  # coming from the block that sank them here
+                tw.queue, tw.qi, tw.nsunk, tw.owed = entry, 0, k, ()
+            else:
+                self._drop_owed(tw, t)
+                tw.queue, tw.qi, tw.nsunk = entry[k:], 0, 0
+            tw.last_block = pc
+            return
+        # inside a block: program order, one instruction at a time (owed ones first)
         owed = tw.owed
         tw.queue, tw.qi, tw.nsunk, tw.owed = owed + (pc,), 0, len(owed), ()
         tw.last_block = -1
@@ -541,7 +549,7 @@ class TimedEngine(WarpChoice):
                 rec = [tw.cta_index, w.warp_id, cur, it.text, t, t, t]
                 self.tl.records.append(rec)
                 tw.recs[cur] = rec
-            if w.lpc is not None or cur == pc:
+            if cur == pc:
                 return
 
     def _lanes(self, w, pc):
@@ -749,23 +757,32 @@ class TimedEngine(WarpChoice):
     def _l1_load(self, tw, sp, it, t, done):
         """Completion of a global load issued at ``t``: every sector in the L1 (a hit) -> its wavefronts
         through the SM's L1 data path after the hit latency; a sector being filled -> when that fill
-        arrives; a missing sector -> fetched from L2 (and in the L1 from then on)."""
+        arrives (with ``own_fill``, a fill another warp asked for is asked for again); a missing sector ->
+        fetched from L2 (and in the L1 from then on), its line ``l2_hit`` or ``l2_far`` cycles away."""
         got = tw.gaddr.pop(it.pc, None)
         if got is None:
             return done
         sectors, wf = got
         sm = sp.smo
         l1 = sm.l1
-        missing = [s for s in sectors if s not in l1]
+        if self.own_fill:
+            missing = [s for s in sectors if s not in l1 or (l1[s] > t and tw not in sm.filler.get(s, ()))]
+        else:
+            missing = [s for s in sectors if s not in l1]
         if missing:
-            fill = t + self.l2_hit
+            lines = sorted({s >> 2 for s in missing})
+            start = t
             if self.miss_ii:  # the SM's miss path takes one line every miss_ii cycles
-                lines = len({s >> 2 for s in missing})
                 start = t if sm.miss_free <= t else sm.miss_free
-                sm.miss_free = start + lines * self.miss_ii
-                fill = start + (lines - 1) * self.miss_ii + self.l2_hit
+                sm.miss_free = start + len(lines) * self.miss_ii
+            fill = {ln: start + k * self.miss_ii + self._l2_latency(ln) for k, ln in enumerate(lines)}
             for s in missing:
-                l1[s] = fill
+                f = fill[s >> 2]
+                if s not in l1 or l1[s] < f:
+                    l1[s] = f
+            if self.own_fill:
+                for s in missing:
+                    sm.filler.setdefault(s, set()).add(tw)
         end = -1.0
         for s in sectors:
             f = l1[s]
@@ -781,6 +798,14 @@ class TimedEngine(WarpChoice):
         sp.l1_free = start + wf * self.wavefront
         sm.l1_free = start + wf * self.wavefront_sm
         return sp.l1_free
+
+    def _l2_latency(self, line: int) -> float:
+        """Cycles from the L2 to the SM for a 128-byte line: ``l2_far`` for the share of lines a hash of the
+        address puts in the far part of the L2, ``l2_hit`` for the rest."""
+        if not self.l2_far_cut:
+            return self.l2_hit
+        h = (line * 0x9E3779B97F4A7C15) & 0xFFFFFFFFFFFFFFFF
+        return self.l2_far if (h >> 54) < self.l2_far_cut else self.l2_hit
 
     def _tensor_issue(self, tw, sp, t, done):
         """A tensor op of ``tw`` enters ``sp``'s pipe at ``t``: its completion is delayed by ``inflight_other``

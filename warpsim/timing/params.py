@@ -22,8 +22,11 @@ A table module defines ``TABLE``: a dict with
   ``emulated["sass"]`` (optional): the pipes, latencies and L1 with which :mod:`warpsim.timing.sass_sim`
   runs ptxas's SASS of a kernel's emulated loop where it is on file (those kernels use no stage list);
 * ``memory`` (optional): ``l1_hit`` / ``l2_hit`` (cycles of a global load whose 32-byte sectors are all in
-  the SM's L1 / one of which must come from L2), ``sector_bytes``; without it a global load takes the
-  ``mem_global`` class latency.
+  the SM's L1 / one of which must come from L2), ``l2_far`` (``{"latency", "share"}``: that share of the lines,
+  picked by a hash of the address, comes from the far part of the L2), ``sector_bytes``, the L1's rates
+  (``miss_ii``, ``wavefront``, ``wavefront_sm``), ``own_fill`` and the store port (``store_queue``,
+  ``store_line``, ``store_sector``); without it a global load takes the ``mem_global`` class latency;
+* ``devices`` (optional): ``{chip: {section: {key: value}}}``, what another chip with the same SM changes.
 
 Numbers are floats in cycles of the SM clock; times in the model are floats, ``%clock64`` is the
 floor of the current time.
@@ -79,9 +82,10 @@ TABLES = {"sm_90": "warpsim.timing.params_sm90", "sm_80": "warpsim.timing.params
           "sm_100": "warpsim.timing.params_sm100"}
 
 
-def params_for(arch: str) -> Params:
+def params_for(arch: str, device: str | None = None) -> Params:
     """The table for ``arch`` (``sm_90a`` -> sm_90; sm_80..89 -> sm_80; sm_100a/101/103/110/120 -> sm_100;
-    anything older -> sm_80)."""
+    anything older -> sm_80); ``device`` (e.g. ``"H200"``): the chip's entry of the table's ``devices`` merged
+    over it, section by section."""
     a = arch.rstrip("af")
     try:
         n = int(a.split("_")[1])
@@ -90,5 +94,13 @@ def params_for(arch: str) -> Params:
     base = "sm_80" if n < 90 else "sm_90" if n < 100 else "sm_100"
     mod = importlib.import_module(TABLES[base])
     t = mod.TABLE
+    name = base
+    if device is not None:
+        chips = t.get("devices", {})
+        if device not in chips:
+            raise WarpsimError(f"timing table {base} has no device {device!r} (it has: "
+                               f"{', '.join(sorted(chips)) or 'none'})")
+        t = {k: dict(v, **chips[device][k]) if k in chips[device] else v for k, v in t.items()}
+        name = f"{base}-{device}"
     return Params(t["arch"], t["calibration"], t["clock_mhz"], t["issue"], t["units"], t["classes"],
-                  t["tensor"], t.get("emulated", {}), name=base, memory=t.get("memory", {}))
+                  t["tensor"], t.get("emulated", {}), name=name, memory=t.get("memory", {}))

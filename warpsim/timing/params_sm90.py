@@ -228,6 +228,15 @@ TABLE = {
         # warps' L2 loads 1.0-1.07 cycles a line, p32 17,468 cycles for 16,384 lines).
         "wavefront_sm": 1.0,
         "miss_ii": 1.0,
+        # "own_fill" (off): a load of a sector another warp's request is still fetching asks the L2 for it again,
+        # its line taking its own turn of the miss path. gmem_rate.json says so for two warps loading the same 32
+        # or 8 lines a request (as long as two loading lines of their own; shared, the engine is 42-49 % short, with
+        # own_fill within 3 % from 2 warps with p32, 14 % with p8 from 4), and so does the GEMM's A phase
+        # (traces/h200/spgemm_phase.json: warps 2k and 2k + 1 load the same A rows; 458 / 598 cycles with 4 / 8
+        # warps, shared 375 / 413, own_fill 463 / 549). But the recorded timing kernels, whose warps load the same
+        # fragments, say otherwise: with it 269 more of the 1,143 configurations are outside 5 % (10-16 warps
+        # 13-18 % long). Which requests share a fill is not found; the table shares them.
+        "own_fill": False,
         # global stores queue at the SM's store port, which takes 2 cycles a line or 1 a sector, whichever is
         # more, and while 40 wait there no warp issues another (gmem_rate.json: 4-16 warps each storing 32
         # requests over 1 / 8 / 32 lines take 3.7-4.0 / 14.6-16.0 / 58.9-64.0 cycles a request more per warp,
@@ -566,5 +575,18 @@ TABLE = {
             # ILP n trips 78 + 32n for n >= 2 (T/dense_e4m3_k32_f32:ilp2..8: 142, 174, ..., 334)
             {"op": "FADD (+C)", "unit": "fp", "count": 4, "latency": 1.0, "after": "prev+c"},
         ],
+    },
+    # ------------------------------------------------------------------ other chips with this SM
+    # what differs from the H100 on another GH100 part, merged over the table by params_for(arch, device=...)
+    "devices": {
+        # The H200 runs the H100's timing kernels in the same cycles (traces/h200/timing_again.json: 985 of 1,104
+        # configurations within 1 %) but for their global loads: its one-warp runs of 4 trips, mostly the
+        # prologue's loads, are 3-5 % faster. Its L2 measured (traces/h200/l2_latency.json, warpsim.timing.l2_latency:
+        # one lane chasing 928 lines through the L2, each load timed): a line comes back in one of two times, set
+        # by its address (the same link's cycles correlate 0.97-0.99 from launch to launch), 280 (near) or 313
+        # (far, 55 % of the lines) with the chase's clock reads, which cost the engine 11 cycles: l2_hit 269, far
+        # 302. Which lines are far follows no linear function of the address bits within a 2 MB page (tried), so
+        # the engine picks them by a hash of the line's address, in the measured share.
+        "H200": {"memory": {"l2_hit": 269.0, "l2_far": {"latency": 302.0, "share": 0.55}}},
     },
 }

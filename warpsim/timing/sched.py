@@ -3,7 +3,8 @@
 The hardware runs the SASS that ptxas makes from the PTX, and ptxas moves instructions. Which moves
 matter for timing was read off the SASS ptxas 13.0 makes from every recorded timing kernel
 (``traces/capture/build/timing_*.cubin``, disassembled with cuobjdump 13.5; the same order in all 192
-kernels), and is modelled as four deterministic rules on the PTX, applied per basic block:
+kernels) and of the H200 probes' kernels, and is modelled as five deterministic rules on the PTX, applied per
+basic block (rules 2, 3, 5, 4 in that order after rule 1):
 
 1. **Loads sink into the one successor that uses them.** A ``ld`` from global, const or param memory
    whose destination registers are read neither later in its block nor on any other path out of the
@@ -42,11 +43,32 @@ kernels), and is modelled as four deterministic rules on the PTX, applied per ba
    ptxas's 32 ``LDG`` back to back with the ``LOP3``s after them; moved up, each ``xor`` had waited for its
    load before the next load issued, 32 L2 round trips in a row).
 
-Nothing moves up across a volatile instruction but a load across a store to another space, so when
-the engine times an instruction every instruction before it in program order has been executed
-functionally, and a ``%clock`` read runs exactly at its issue cycle. A store a load moved above may run
-(functionally) before it is timed, with the instructions up to the load: what the engine needs of it, the
-lanes that stored and their addresses, is taken as it runs. Moves never change what a program computes (the
+5. **A stretch is list-scheduled.** Each stretch of cheap instructions, loads and plain stores of a named
+   state space (between the block's other instructions: clock reads, barriers, branches, mma ...) issues as
+   a list scheduler with one issue a cycle puts it: a store as soon as its operands are ready, else the ready
+   instruction on the longest path to the stretch's end (a load's result counted as a round trip, so what
+   feeds a load goes first), ties in program order; memory accesses keep their order where they may alias
+   (a store after every earlier access to its space and every earlier store, a load after the earlier
+   stores to its space and the load before it); an instruction moves above a store only when it feeds a
+   memory access; and at most ``LOADS_AHEAD`` (21) loads issue ahead of the first instruction that reads one
+   of them. Evidence: the GEMM's K step (``spgemm_clock_k1024`` 0x5b0-0x6b0: the four B addresses' ``LEA.HI``,
+   ``LEA.HI.SX32`` and ``IMAD.WIDE`` one step of each chain at a time, each ``LDG`` right behind its address,
+   the ``STS`` addresses computed before the first ``STS``); 32 independent loads xor-ed together
+   (``traces/capture/kernels/gmem_rate.ptx``, ``l2_latency.ptx``): 20-22 ``LDG`` (p1: 20; p8, p32, burst_32_l32:
+   21; burst_32_l1: 22), then a ``LOP3`` on the first ones, then the rest between further ``LOP3``s, so a
+   burst of 32 takes two round trips on the H200 (812 cycles, 16 loads 450; ``warpsim.timing.l2_latency``).
+   The loop counter after a clock store keeps its place behind the store (the ``trips_*`` kernels).
+
+A diverged warp's lanes at the lowest pc run their whole block before any other lane runs, so they issue
+in the block's order too (``if (lane >= n) return;``: lane 0's 32 loads of ``burst_32_l1`` had run in PTX
+order, one round trip each).
+
+Nothing moves up across a volatile instruction but a load across a store to another space and, within a
+stretch (rule 5), what feeds a memory access across a plain store, so when the engine times an instruction
+every instruction before it in program order has been executed functionally, and a ``%clock`` read runs
+exactly at its issue cycle. A store an instruction moved above may run (functionally) before it is timed,
+with the instructions up to that one: what the engine needs of it, the lanes that stored and their
+addresses, is taken as it runs. Moves never change what a program computes (the
 same rules a compiler must obey); the functional engine keeps executing in program order.
 """
 from __future__ import annotations
@@ -200,6 +222,7 @@ def compute(program, info) -> Order:
     for s in starts:
         seq = _place_cheap(body[s], kind, reads, writes, is_clock)
         seq = _hoist_loads(seq, kind, reads, writes, space)
+        seq = _list_schedule(seq, kind, reads, writes, space, ins_list)
         seq = _hoist_branch_condition(seq, ins_list, kind, reads, writes)
         full = sunk_in[s] + seq
         order.entry[s] = tuple(full)
@@ -268,6 +291,121 @@ def _hoist_branch_condition(seq, ins_list, kind, reads, writes):
             j -= 1
         out.insert(j, out.pop(i))
     return out
+
+
+#: the kinds rule 5 reorders; any other instruction ends a stretch
+SCHEDULED = ("cheap", "load", "load_other", "param", "special")
+#: rule 5's cycles from an instruction to its result (only the order they give matters): a load's stands for a
+#: round trip, so the instructions that feed loads go first and those that wait on them last
+RESULT_CYCLES = {"cheap": 4, "param": 30, "special": 30, "load": 400, "load_other": 400}
+#: at most this many loads issue ahead of the first instruction that reads one of them
+LOADS_AHEAD = 21
+
+
+def _list_schedule(seq, kind, reads, writes, space, ins_list):
+    """Rule 5: each stretch of cheap instructions, loads and stores is list-scheduled as ptxas does."""
+    def movable(pc):
+        return kind[pc] in SCHEDULED or ins_list[pc].opcode == "st" and space[pc] is not None
+
+    out, i = [], 0
+    while i < len(seq):
+        if not movable(seq[i]):
+            out.append(seq[i])
+            i += 1
+            continue
+        j = i
+        while j < len(seq) and movable(seq[j]):
+            j += 1
+        out += _schedule_stretch(seq[i:j], kind, reads, writes, space)
+        i = j
+    return out
+
+
+def _memory_order(part, kind, space):
+    """``{b: [a, ...]}``: the memory accesses of ``part`` each must follow: a store every earlier access to its
+    state space and every earlier store, a load the earlier stores to its space and the load before it."""
+    before: dict = {}
+    accesses = []  # (index, is_store, space)
+    for b, pc in enumerate(part):
+        if kind[pc] in ("cheap", "param", "special"):
+            continue
+        store = kind[pc] == "volatile"
+        sp = space[pc]
+        before[b] = [a for a, a_store, a_sp in accesses
+                     if (store and (a_store or a_sp == sp or a_sp is None or sp is None))
+                     or (not store and a_store and (a_sp == sp or a_sp is None or sp is None))]
+        loads = [a for a, a_store, _ in accesses if not a_store]
+        if not store and loads:
+            before[b].append(loads[-1])
+        accesses.append((b, store, sp))
+    return before
+
+
+def _schedule_stretch(part, kind, reads, writes, space):
+    """One issue a cycle: a ready store, else the ready instruction on the longest path to the stretch's end
+    (ties: program order); memory accesses in the order :func:`_memory_order` gives, and no more than LOADS_AHEAD loads whose
+    readers wait."""
+    n = len(part)
+    if n < 3:
+        return part
+    is_load = [kind[pc] in ("load", "load_other") for pc in part]
+    is_store = [kind[pc] == "volatile" for pc in part]  # a store frees its registers: it goes once it can
+    raw = [[] for _ in range(n)]    # producers whose result i reads
+    after = [[] for _ in range(n)]  # instructions i must follow (any dependence)
+    for b, mem in _memory_order(part, kind, space).items():
+        after[b] += mem
+    for b in range(n):
+        pb = part[b]
+        for a in range(b):
+            pa = part[a]
+            if writes[pa] & reads[pb]:
+                raw[b].append(a)
+                after[b].append(a)
+            elif reads[pa] & writes[pb] or writes[pa] & writes[pb]:
+                after[b].append(a)
+    # an instruction moves above a store only to feed a memory access (ptxas computes the addresses of a
+    # stretch's loads and stores ahead; the rest stays behind the store: the loop counter after a clock store)
+    feeds = [False] * n
+    for b in range(n - 1, -1, -1):
+        if is_load[b] or is_store[b]:
+            feeds[b] = True
+        for a in raw[b]:
+            feeds[a] = feeds[a] or feeds[b]
+    for b in range(n):
+        if not feeds[b]:
+            after[b] += [a for a in range(b) if is_store[a]]
+    lat = [RESULT_CYCLES.get(kind[pc], 1) for pc in part]
+    height = [0] * n
+    for b in range(n - 1, -1, -1):
+        for a in raw[b]:
+            height[a] = max(height[a], lat[a] + height[b])
+    readers = [0] * n
+    for b in range(n):
+        for a in set(raw[b]):
+            readers[a] += 1
+    placed_at = [None] * n
+    waiting = set()  # loads placed whose readers are not all placed
+    order, t = [], 0
+    while len(order) < n:
+        free = [b for b in range(n) if placed_at[b] is None and all(placed_at[a] is not None for a in after[b])]
+        if len(waiting) >= LOADS_AHEAD and any(not is_load[b] for b in free):
+            free = [b for b in free if not is_load[b]]
+        ready_at = {b: max([placed_at[a] + lat[a] for a in raw[b]], default=0) for b in free}
+        now = [b for b in free if ready_at[b] <= t]
+        if not now:
+            t = min(ready_at.values())
+            continue
+        b = max(now, key=lambda x: (is_store[x], height[x], -x))
+        placed_at[b] = t
+        order.append(b)
+        t += 1
+        if is_load[b] and readers[b]:
+            waiting.add(b)
+        for a in set(raw[b]):
+            readers[a] -= 1
+            if readers[a] == 0:
+                waiting.discard(a)
+    return [part[b] for b in order]
 
 
 def _space(ins) -> str | None:

@@ -111,12 +111,12 @@ def reference(ins: dict) -> np.ndarray:
 def simulate(kernel: str, timing: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """``(D, T)`` of the kernel run by warpsim from the PTX file: D f32 [64][64], T the clock stamps int64
     [cta][warp][stamp] (CTA y * 2 + x)."""
-    import warpsim
+    from warpsim.timing import measurement
     kn = KERNELS[kernel]
     ins = inputs(kn.k)
     d = np.full((M, N), np.nan, np.float32)
     t = np.zeros(shape(kernel), np.int64)
-    fn = warpsim.RawModule(path=PTX, timing=timing).get_function(kernel)
+    fn = measurement.h200_module(PTX, timing).get_function(kernel)
     fn(kn.grid, kn.block, (ins["Ac"], ins["Em"], ins["Bt"], ins["C"], d, t))
     return d, t
 

@@ -45,12 +45,12 @@ def shape(kernel: str) -> tuple:
 
 def simulate(kernel: str) -> tuple[np.ndarray, np.ndarray]:
     """``(D, T)`` of the kernel run by warpsim's timed engine."""
-    import warpsim
+    from warpsim.timing import measurement
     kn = KERNELS[kernel]
     ins = spgemm_clock.inputs(kn.k)
     d = np.full((spgemm_clock.M, spgemm_clock.N), np.nan, np.float32)
     t = np.zeros(shape(kernel), np.uint32)
-    fn = warpsim.RawModule(path=PTX).get_function(kernel)
+    fn = measurement.h200_module(PTX).get_function(kernel)
     fn(kn.grid, kn.block, (ins["Ac"], ins["Em"], ins["Bt"], ins["C"], d, t))
     return d, t
 

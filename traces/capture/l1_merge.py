@@ -1,0 +1,57 @@
+#!/usr/bin/env python3
+"""Which warps' loads of the same lines share the L1's fill (kernels/l1_merge.cu), run on the GPU from its PTX
+file (``warpsim.timing.l1_merge`` runs the same file). One CTA; every kernel under every (warps, groups) of
+``l1_merge.CONFIGS``: one launch to bring the lines into the L2, then LAUNCHES launches after the L1 reset.
+
+    python traces/capture/l1_merge.py --build        # here: kernels/l1_merge.ptx from the .cu
+    python traces/capture/l1_merge.py --device OUT   # on the GPU: OUT/l1_merge.json
+    python traces/capture/l1_merge.py --json OUT     # here: traces/<gpu>/l1_merge.json from OUT
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from spgemm_clock import analysis_module, build_ptx, main_cli, write_device_doc, write_summary  # noqa: E402
+
+SOURCE = HERE / "kernels" / "l1_merge.cu"
+PTX = HERE / "kernels" / "l1_merge.ptx"
+LAUNCHES = 3
+
+
+def device(out: Path) -> int:
+    import cupy as cp
+    from capture import l1_resetter
+    lm = analysis_module("l1_merge")
+    mod = cp.RawModule(path=str(PTX))
+    reset = l1_resetter(cp)
+    buf = cp.zeros(lm.WORDS, cp.uint32)
+    rows = []
+    for kernel in lm.KERNELS:
+        fn = mod.get_function(kernel)
+        for warps, groups in lm.CONFIGS:
+            t = cp.zeros((warps, 2), cp.int64)
+            sink = cp.zeros(32 * warps, cp.uint32)
+            for rep in range(-1, LAUNCHES):
+                if rep >= 0:
+                    reset()
+                fn((1,), (32 * warps,), (buf, t, sink, np.int32(groups)))
+                cp.cuda.Device().synchronize()
+                if rep >= 0:
+                    rows.append({"kernel": kernel, "warps": warps, "groups": groups, "repeat": rep,
+                                 "t": t.get().tolist()})
+    return write_device_doc(cp, out, "l1_merge", rows=rows)
+
+
+def summarise(out: Path) -> int:
+    return write_summary(out, "l1_merge", "kernels/l1_merge.ptx loaded with cupy.RawModule(path=...), one CTA, a "
+                         f"launch into the L2 and then {LAUNCHES} launches after the L1 reset, per kernel, warps and "
+                         "groups", ("rows",))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main_cli(__doc__, lambda: build_ptx(SOURCE, PTX), device, summarise))
