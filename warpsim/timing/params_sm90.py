@@ -233,9 +233,12 @@ TABLE = {
         # or 8 lines a request (as long as two loading lines of their own; shared, the engine is 42-49 % short, with
         # own_fill within 3 % from 2 warps with p32, 14 % with p8 from 4), and so does the GEMM's A phase
         # (traces/h200/spgemm_phase.json: warps 2k and 2k + 1 load the same A rows; 458 / 598 cycles with 4 / 8
-        # warps, shared 375 / 413, own_fill 463 / 549). But the recorded timing kernels, whose warps load the same
-        # fragments, say otherwise: with it 269 more of the 1,143 configurations are outside 5 % (10-16 warps
-        # 13-18 % long). Which requests share a fill is not found; the table shares them.
+        # warps, shared 375 / 413, fetched again 407 / 458). But the recorded timing kernels, whose warps load the same
+        # fragments (each warp the same 32 records), say otherwise: with it (a warp's own requests sharing their
+        # fill) the dense ILP 1 runs grow 57 cycles a warp where the H100's grow 25 (the engine without it 39), and
+        # with the L2 also made the H200's plus its measured 3-5 % (309 / 342) 1,126 of the 1,143 configurations
+        # are within 5 %, 13-16 warps of four dense ILP 1 traces 5-7 % long. The rest of the table was fitted with
+        # fills shared; the table shares them until what the recorded kernels' loads do differently is found.
         "own_fill": False,
         # global stores queue at the SM's store port, which takes 2 cycles a line or 1 a sector, whichever is
         # more, and while 40 wait there no warp issues another (gmem_rate.json: 4-16 warps each storing 32
