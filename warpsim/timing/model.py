@@ -174,7 +174,7 @@ class _SM:
         self.l1_free = 0.0
         self.miss_free = 0.0
         self.stores: list = []  # when each store queued at the store port leaves it (the last store_queue)
-        self.filler: dict = {}  # sector -> the warps whose requests asked the L2 for it (memory["own_fill"])
+        self.filler: dict = {}  # sector -> {warp: when the fill it asked the L2 for arrives} (memory["own_fill"])
 
 
 class TimedEngine(WarpChoice):
@@ -757,37 +757,44 @@ class TimedEngine(WarpChoice):
     def _l1_load(self, tw, sp, it, t, done):
         """Completion of a global load issued at ``t``: every sector in the L1 (a hit) -> its wavefronts
         through the SM's L1 data path after the hit latency; a sector being filled -> when that fill
-        arrives (with ``own_fill``, a fill another warp asked for is asked for again); a missing sector ->
-        fetched from L2 (and in the L1 from then on), its line ``l2_hit`` or ``l2_far`` cycles away."""
+        arrives (with ``own_fill``: when the fill this warp asked for arrives, a fill only another warp asked
+        for being asked for again); a missing sector -> fetched from L2 (and in the L1 from its first fill on),
+        its line ``l2_hit`` or ``l2_far`` cycles away."""
         got = tw.gaddr.pop(it.pc, None)
         if got is None:
             return done
         sectors, wf = got
         sm = sp.smo
         l1 = sm.l1
+        end = -1.0
         if self.own_fill:
-            missing = [s for s in sectors if s not in l1 or (l1[s] > t and tw not in sm.filler.get(s, ()))]
+            missing = []
+            for s in sectors:
+                f = l1.get(s)
+                if f is not None and f <= t:
+                    continue  # in the L1
+                mine = sm.filler.get(s, {}).get(tw)
+                if mine is None:
+                    missing.append(s)
+                elif mine > end:
+                    end = mine
         else:
             missing = [s for s in sectors if s not in l1]
         if missing:
-            lines = sorted({s >> 2 for s in missing})
-            start = t
-            if self.miss_ii:  # the SM's miss path takes one line every miss_ii cycles
-                start = t if sm.miss_free <= t else sm.miss_free
-                sm.miss_free = start + len(lines) * self.miss_ii
-            fill = {ln: start + k * self.miss_ii + self._l2_latency(ln) for k, ln in enumerate(lines)}
+            fill = self._miss(sm, t, missing)
             for s in missing:
                 f = fill[s >> 2]
-                if s not in l1 or l1[s] < f:
+                if s not in l1 or l1[s] > f:
                     l1[s] = f
-            if self.own_fill:
-                for s in missing:
-                    sm.filler.setdefault(s, set()).add(tw)
-        end = -1.0
-        for s in sectors:
-            f = l1[s]
-            if f > t and f > end:
-                end = f
+                if self.own_fill:
+                    sm.filler.setdefault(s, {})[tw] = f
+                    if f > end:
+                        end = f
+        if not self.own_fill:
+            for s in sectors:
+                f = l1[s]
+                if f > t and f > end:
+                    end = f
         if end >= 0.0:  # waits for L2: the fill delivers the data
             return end
         start = t + self.l1_hit
@@ -798,6 +805,16 @@ class TimedEngine(WarpChoice):
         sp.l1_free = start + wf * self.wavefront
         sm.l1_free = start + wf * self.wavefront_sm
         return sp.l1_free
+
+    def _miss(self, sm, t, missing) -> dict:
+        """``{line: fill cycle}`` of the lines of the ``missing`` sectors asked for at ``t``: each takes its turn of
+        the SM's miss path (one line every ``miss_ii`` cycles), then its L2 latency."""
+        lines = sorted({s >> 2 for s in missing})
+        start = t
+        if self.miss_ii:
+            start = t if sm.miss_free <= t else sm.miss_free
+            sm.miss_free = start + len(lines) * self.miss_ii
+        return {ln: start + k * self.miss_ii + self._l2_latency(ln) for k, ln in enumerate(lines)}
 
     def _l2_latency(self, line: int) -> float:
         """Cycles from the L2 to the SM for a 128-byte line: ``l2_far`` for the share of lines a hash of the
