@@ -233,12 +233,15 @@ TABLE = {
         # or 8 lines a request (as long as two loading lines of their own; shared, the engine is 42-49 % short, with
         # own_fill within 3 % from 2 warps with p32, 14 % with p8 from 4), and so does the GEMM's A phase
         # (traces/h200/spgemm_phase.json: warps 2k and 2k + 1 load the same A rows; 458 / 598 cycles with 4 / 8
-        # warps, shared 375 / 413, fetched again 407 / 458). But the recorded timing kernels, whose warps load the same
-        # fragments (each warp the same 32 records), say otherwise: with it (a warp's own requests sharing their
-        # fill) the dense ILP 1 runs grow 57 cycles a warp where the H100's grow 25 (the engine without it 39), and
-        # with the L2 also made the H200's plus its measured 3-5 % (309 / 342) 1,126 of the 1,143 configurations
-        # are within 5 %, 13-16 warps of four dense ILP 1 traces 5-7 % long. The rest of the table was fitted with
-        # fills shared; the table shares them until what the recorded kernels' loads do differently is found.
+        # warps, shared 375 / 413, fetched again 399 / 451). But the recorded timing kernels, whose warps load the same
+        # fragments (each warp the same 32 records), say otherwise: with it 1,137 of the 1,143 configurations are
+        # within 5 %, median 0.57 % (the trips kernels with 16 warps 10-13 % short, sparse e4m3 ILP 1 with 7 warps
+        # 5.3 % long; the GEMMs -3 / -0.5 / +0.5 / -11 %), and traces/h200/record_merge.json (those kernels'
+        # loads on the H200: their sectors mostly filled by the C loads before the clock read) has the shared
+        # records take 170 cycles with 16 warps where each warp's own take 123-138: the engine sharing fills 172 /
+        # 82, fetching again 81 / 82. (A first version, in which a later warp's fetch put off the data for all,
+        # had 1,126 with the L2 made the H200's plus 3-5 %.) The rest of the table was fitted with fills shared;
+        # the table shares them until what the recorded kernels' loads do differently is found.
         "own_fill": False,
         # global stores queue at the SM's store port, which takes 2 cycles a line or 1 a sector, whichever is
         # more, and while 40 wait there no warp issues another (gmem_rate.json: 4-16 warps each storing 32
