@@ -252,7 +252,7 @@ def test_the_h200_runs_the_h100s_timing_kernels_in_its_cycles():
     ("l1_merge", '{"how": "x", "rows": [{"kernel": "l1_merge_n1_p1", "warps": 3, "groups": 1, "t": [[0, 1]]}]}',
      r"other\.json: a row of kernel 'l1_merge_n1_p1' is not one of .* CONFIGS"),
     ("spgemm_phase", '{"how": "x", "inputs": {}, "d_sha256": {}, "rows": [{"kernel": "spgemm_phase_k256", '
-                     '"t": [[[0, 1]]]}]}', r"other\.json: a row of kernel 'spgemm_phase_k256' is not one of .* stamps"),
+                     '"t": [[[0, 1]]]}]}', r"other\.json: a row of kernel 'spgemm_phase_k256' is not one of .* and stamps"),
     ("spgemm_phase", '{"how": "x", "rows": []}', r"other\.json: not the spgemm_phase measurement"),
     ("h200", '{"how": "x", "traces": {}}', r"other\.json: no traces, or a trace without runs"),
     ("h200", '[1]', r"other\.json: not the timing_again measurement"),

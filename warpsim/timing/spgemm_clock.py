@@ -138,11 +138,17 @@ def load(path: str = PATH) -> dict:
                 measurement.shape(r.get("t")) != shape(name):
             raise ValueError(f"{path}: a row of kernel {name!r} is not one of {sorted(KERNELS)} with its repeat, "
                              "launch condition and CTAs x warps x stamps clocks")
+    check_inputs(doc, path, KERNELS)
+    return doc
+
+
+def check_inputs(doc: dict, path: str, kernels: dict) -> None:
+    """A ValueError naming ``path`` unless every kernel of its rows ran on the inputs :func:`inputs` makes here (their
+    sha256) and has its D's sha256 (``kernels``: name -> :class:`Kernel`)."""
     for name in {r["kernel"] for r in doc["rows"]}:
-        if doc["inputs"].get(name) != digest(*inputs(KERNELS[name].k).values()) or name not in doc["d_sha256"]:
+        if doc["inputs"].get(name) != digest(*inputs(kernels[name].k).values()) or name not in doc["d_sha256"]:
             raise ValueError(f"{path}: kernel {name}'s inputs are not those inputs() makes here (their sha256 "
                              "differs), or the file has no D for it")
-    return doc
 
 
 def phases(t) -> dict:
