@@ -239,7 +239,9 @@ TABLE = {
         # 5.3 % long; the GEMMs -3 / -0.5 / +0.5 / -11 %), and traces/h200/record_merge.json (those kernels'
         # loads on the H200: their sectors mostly filled by the C loads before the clock read) has the shared
         # records take 170 cycles with 16 warps where each warp's own take 123-138: the engine sharing fills 172 /
-        # 82, fetching again 81 / 82. (A first version, in which a later warp's fetch put off the data for all,
+        # 82, fetching again 81 / 82; but the warps' first clock reads fall 228-260 cycles apart there, as fetching
+        # again gives (242; shared fills 8), so the H200 fetches again and the loads after the clock read (hits)
+        # cost it more than the engine's hit path. (A first version, in which a later warp's fetch put off the data for all,
         # had 1,126 with the L2 made the H200's plus 3-5 %.) The rest of the table was fitted with fills shared;
         # the table shares them until what the recorded kernels' loads do differently is found.
         "own_fill": False,
