@@ -502,6 +502,10 @@ class TimedEngine(WarpChoice):
             k = order.nsunk.get(pc, 0)
             if k and tw.owed == entry[:k]:  # coming from the block that sank them here
                 tw.queue, tw.qi, tw.nsunk, tw.owed = entry, 0, k, ()
+            elif tw.owed and w.lpc is not None:
+                # diverged elsewhere: the lanes that run the block the loads sank into come later, so the loads
+                # are timed now (as in program order)
+                tw.queue, tw.qi, tw.nsunk, tw.owed = tw.owed + entry[k:], 0, len(tw.owed), ()
             else:
                 self._drop_owed(tw, t)
                 tw.queue, tw.qi, tw.nsunk = entry[k:], 0, 0

@@ -100,7 +100,15 @@ def params_for(arch: str, device: str | None = None) -> Params:
         if device not in chips:
             raise WarpsimError(f"timing table {base} has no device {device!r} (it has: "
                                f"{', '.join(sorted(chips)) or 'none'})")
-        t = {k: dict(v, **chips[device][k]) if k in chips[device] else v for k, v in t.items()}
+        t = _merged(t, chips[device])
         name = f"{base}-{device}"
     return Params(t["arch"], t["calibration"], t["clock_mhz"], t["issue"], t["units"], t["classes"],
                   t["tensor"], t.get("emulated", {}), name=name, memory=t.get("memory", {}))
+
+
+def _merged(base: dict, over: dict) -> dict:
+    """``base`` with ``over`` merged in: a dict into a dict key by key, anything else replacing what is there."""
+    out = dict(base)
+    for k, v in over.items():
+        out[k] = _merged(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
+    return out
