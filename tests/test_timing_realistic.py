@@ -388,13 +388,18 @@ def test_a_diverged_warp_issues_in_ptxas_order():
     assert 0.9 < one / warp < 1.1, (one, warp)
 
 
+def _own_fill():
+    """The H200's table with ``memory["own_fill"]`` on."""
+    params = params_for("sm_90a", device="H200")
+    params.memory = dict(params.memory, own_fill=True)
+    return params
+
+
 def test_own_fill_follows_the_h200s_pairs():
     """``memory["own_fill"]`` (off in the table): a sector another warp's request is fetching is fetched again.
     With it the pairs of ``gmem_pair_p32`` (warps 2k and 2k + 1 loading the same 32 lines a request) come within
     5 % of the H200 at 4-16 warps, where the table's shared fills leave them 48-49 % short."""
-    params = params_for("sm_90a", device="H200")
-    params.memory = dict(params.memory, own_fill=True)
-    mod = warpsim.RawModule(path=gmem_rate.PTX, timing_params=params)
+    mod = warpsim.RawModule(path=gmem_rate.PTX, timing_params=_own_fill())
     got = gmem_rate.measured(gmem_rate.load())
     for w in (4, 8, 16):
         t = np.zeros((w, 2), np.int64)
@@ -410,8 +415,7 @@ def test_record_merge_the_recorded_kernels_loads():
     fills, follows the shared records within 4 % from 8 warps and is 30-40 % short of the own ones (all hits, no
     warp waiting on another); fetching again (``own_fill``) is 45-52 % short of the shared ones."""
     got = record_merge.measured(record_merge.load())
-    own_fill = params_for("sm_90a", device="H200")
-    own_fill.memory = dict(own_fill.memory, own_fill=True)
+    own_fill = _own_fill()
     for w in (8, 12, 16):
         for before in ("l1-reset", "none"):
             assert got[(w, 0, before)] >= got[(w, 1, before)] * 0.99, (w, before)
@@ -432,8 +436,7 @@ def test_record_merge_the_h200_fetches_the_shared_records_again():
     spread = [np.ptp(np.asarray(r["t"])[:, 0]) for r in doc["rows"]
               if (r["warps"], r["own"], r["before"]) == (16, 0, "l1-reset") and r["repeat"] > 0]
     assert 220 < min(spread) and max(spread) < 270, spread
-    own_fill = params_for("sm_90a", device="H200")
-    own_fill.memory = dict(own_fill.memory, own_fill=True)
+    own_fill = _own_fill()
     assert np.ptp(record_merge.simulate(16, 0)[:, 0]) < 20
     assert 220 < np.ptp(record_merge.simulate(16, 0, own_fill)[:, 0]) < 270
 
