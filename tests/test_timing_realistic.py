@@ -494,3 +494,23 @@ def test_a_device_entry_merges_key_by_key():
     base = params_for("sm_90a")
     assert p.classes["mem_global"] == dict(base.classes["mem_global"], latency=500.0) and p.clock_mhz == 1.0
     assert p.memory["l2_far"] == {"share": 0.5} and base.classes["mem_global"]["latency"] == 350.0
+
+
+def test_run_times_as_the_device_asked_for(capsys):
+    """``warpsim run/timeline/debug --device H200`` (``RawModule(device=...)``) time with the H200's entry of the
+    target's table: one warp's one load from the L2 comes back sooner than on the H100's table; a chip the table
+    does not have is named with the ones it has."""
+    from warpsim import cli
+    argv = ["run", l2_latency.PTX, "--kernel", "burst_1_l32", "--arg", "zeros:1024:u32", "--arg", "zeros:2:i64",
+            "--arg", "zeros:32:u32"]
+    cycles = {}
+    for device in ("H200", None):
+        assert cli.main(argv + (["--device", device] if device else [])) == 0
+        last = capsys.readouterr().out.strip().splitlines()[-1]
+        cycles[device] = int(last.split()[0])
+        assert last.endswith("(sm_90-H200)" if device else "(sm_90)"), last
+    assert cycles["H200"] < cycles[None] - 30, cycles
+    assert cli.main(argv + ["--device", "B200"]) != 0
+    assert "no device 'B200' (it has: H200)" in capsys.readouterr().err
+    with pytest.raises(WarpsimError, match="timing_params= or device="):
+        warpsim.RawModule(path=l2_latency.PTX, device="H200", timing_params=params_for("sm_90a"))

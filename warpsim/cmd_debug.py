@@ -26,7 +26,7 @@ def session_from_args(args):
     from warpsim.debug.engine import Session
     from warpsim.module import RawModule
 
-    mod = RawModule(path=args.file, arch=args.arch, ub_policy=args.ub_policy)
+    mod = RawModule(path=args.file, arch=args.arch, ub_policy=args.ub_policy, device=args.device)
     values = [parse_arg(a) for a in args.arg]
     return Session(mod, _kernel_name(mod, args.kernel), parse_dim(args.grid), parse_dim(args.block), values,
                    shared_mem=args.shared_mem, timing=not args.no_timing)

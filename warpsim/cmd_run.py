@@ -56,7 +56,8 @@ def parse_dim(text: str):
 def run(args) -> int:
     from warpsim.module import RawModule
 
-    mod = RawModule(path=args.file, arch=args.arch, ub_policy=args.ub_policy, timing=not args.no_timing)
+    mod = RawModule(path=args.file, arch=args.arch, ub_policy=args.ub_policy, timing=not args.no_timing,
+                    device=args.device)
     kernel = mod.get_function(args.kernel)
     values = [parse_arg(a) for a in args.arg]
     t0 = time.perf_counter()
@@ -90,6 +91,8 @@ def add_launch_arguments(p, kernel_required: bool = True) -> None:
     p.add_argument("--shared-mem", type=int, default=0, help="dynamic shared memory bytes")
     p.add_argument("--arch", default=None, help="override the module's .target (e.g. sm_90a)")
     p.add_argument("--ub-policy", default="error", choices=("error", "hardware"))
+    p.add_argument("--device", default=None,
+                   help="time as this chip of the target's table (e.g. H200: the sm_90 table with the H200's L2)")
 
 
 def register(sub) -> None:

@@ -92,7 +92,8 @@ def plot_png(tl, path: str, title: str = "") -> None:
 def run(args) -> int:
     from warpsim.module import RawModule
 
-    mod = RawModule(path=args.file, arch=args.arch, ub_policy=args.ub_policy, timing=True)
+    mod = RawModule(path=args.file, arch=args.arch, ub_policy=args.ub_policy, timing=True,
+                    device=args.device)
     kernel = mod.get_function(args.kernel)
     values = [parse_arg(a) for a in args.arg]
     stats = kernel(parse_dim(args.grid), parse_dim(args.block), values, shared_mem=args.shared_mem)

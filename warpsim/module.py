@@ -36,7 +36,7 @@ def _parse(text: str, file: str) -> ast.Module:
 class RawModule:
     def __init__(self, code: str | None = None, path: str | None = None, arch: str | None = None,
                  ub_policy: str = "error", module: ast.Module | None = None, timing: bool = True,
-                 timing_params=None):
+                 timing_params=None, device: str | None = None):
         if ub_policy not in UB_POLICIES:
             raise WarpsimError(f"ub_policy must be one of {UB_POLICIES}, got {ub_policy!r}")
         if module is None:
@@ -50,7 +50,13 @@ class RawModule:
         self.arch = arch or module.arch
         self._programs: dict[str, Program] = {}
         # timing=True: the timed engine (warpsim.timing) decides when each step runs and %clock64 reads the
-        # simulated cycle; timing=False: the functional engine only. timing_params: a warpsim.timing Params.
+        # simulated cycle; timing=False: the functional engine only. timing_params: a warpsim.timing Params;
+        # device (e.g. "H200"): the target's table as that chip (warpsim.timing.params.params_for).
+        if device is not None:
+            if timing_params is not None:
+                raise WarpsimError("RawModule takes timing_params= or device=, not both")
+            from warpsim.timing.params import params_for
+            timing_params = params_for(self.arch, device=device)
         self.timing, self.timing_params = timing, timing_params
         self.last_timeline = None
 

@@ -77,5 +77,4 @@ def h200_module(path: str, timing: bool = True):
     """``warpsim.RawModule`` of the PTX file at ``path`` timed as the H200 (the sm_90 table with the H200's L2,
     ``params_sm90.TABLE["devices"]``): what the analyses of ``traces/h200`` set beside the H200's cycles."""
     import warpsim
-    from warpsim.timing.params import params_for
-    return warpsim.RawModule(path=path, timing=timing, timing_params=params_for("sm_90a", device="H200"))
+    return warpsim.RawModule(path=path, timing=timing, device="H200")
