@@ -771,19 +771,17 @@ class TimedEngine(WarpChoice):
         sm = sp.smo
         l1 = sm.l1
         end = -1.0
-        if self.own_fill:
-            missing = []
-            for s in sectors:
-                f = l1.get(s)
-                if f is not None and f <= t:
-                    continue  # in the L1
-                mine = sm.filler.get(s, {}).get(tw)
-                if mine is None:
-                    missing.append(s)
-                elif mine > end:
-                    end = mine
-        else:
-            missing = [s for s in sectors if s not in l1]
+        missing = []
+        for s in sectors:
+            f = l1.get(s)
+            if f is not None and f <= t:
+                continue  # in the L1
+            if f is not None and self.own_fill:
+                f = sm.filler[s].get(tw)  # only the fill this warp asked for
+            if f is None:
+                missing.append(s)
+            elif f > end:
+                end = f
         if missing:
             fill = self._miss(sm, t, missing)
             for s in missing:
@@ -792,12 +790,7 @@ class TimedEngine(WarpChoice):
                     l1[s] = f
                 if self.own_fill:
                     sm.filler.setdefault(s, {})[tw] = f
-                    if f > end:
-                        end = f
-        if not self.own_fill:
-            for s in sectors:
-                f = l1[s]
-                if f > t and f > end:
+                if f > end:
                     end = f
         if end >= 0.0:  # waits for L2: the fill delivers the data
             return end

@@ -326,43 +326,34 @@ def _memory_order(part, kind, space):
     state space and every earlier store, a load the earlier stores to its space and the load before it."""
     before: dict = {}
     accesses = []  # (index, is_store, space)
+    last_load = None
     for b, pc in enumerate(part):
         if kind[pc] in ("cheap", "param", "special"):
             continue
         store = kind[pc] == "volatile"
         sp = space[pc]
         before[b] = [a for a, a_store, a_sp in accesses
-                     if (store and (a_store or a_sp == sp or a_sp is None or sp is None))
-                     or (not store and a_store and (a_sp == sp or a_sp is None or sp is None))]
-        loads = [a for a, a_store, _ in accesses if not a_store]
-        if not store and loads:
-            before[b].append(loads[-1])
+                     if (store and a_store) or (store or a_store) and (a_sp == sp or a_sp is None or sp is None)]
+        if not store:
+            if last_load is not None:
+                before[b].append(last_load)
+            last_load = b
         accesses.append((b, store, sp))
     return before
 
 
 def _schedule_stretch(part, kind, reads, writes, space):
     """One issue a cycle: a ready store, else the ready instruction on the longest path to the stretch's end
-    (ties: program order); memory accesses in the order :func:`_memory_order` gives, and no more than LOADS_AHEAD loads whose
-    readers wait."""
+    (ties: program order); memory accesses in the order :func:`_memory_order` gives, and no more than LOADS_AHEAD
+    loads whose readers wait."""
     n = len(part)
     if n < 3:
         return part
     is_load = [kind[pc] in ("load", "load_other") for pc in part]
     is_store = [kind[pc] == "volatile" for pc in part]  # a store frees its registers: it goes once it can
-    raw = [[] for _ in range(n)]    # producers whose result i reads
-    after = [[] for _ in range(n)]  # instructions i must follow (any dependence)
+    raw, after = _dependences(part, reads, writes)
     for b, mem in _memory_order(part, kind, space).items():
-        after[b] += mem
-    for b in range(n):
-        pb = part[b]
-        for a in range(b):
-            pa = part[a]
-            if writes[pa] & reads[pb]:
-                raw[b].append(a)
-                after[b].append(a)
-            elif reads[pa] & writes[pb] or writes[pa] & writes[pb]:
-                after[b].append(a)
+        after[b].update(mem)
     # an instruction moves above a store only to feed a memory access (ptxas computes the addresses of a
     # stretch's loads and stores ahead; the rest stays behind the store: the loop counter after a clock store)
     feeds = [False] * n
@@ -371,41 +362,70 @@ def _schedule_stretch(part, kind, reads, writes, space):
             feeds[b] = True
         for a in raw[b]:
             feeds[a] = feeds[a] or feeds[b]
+    stores = []
     for b in range(n):
         if not feeds[b]:
-            after[b] += [a for a in range(b) if is_store[a]]
+            after[b].update(stores)
+        if is_store[b]:
+            stores.append(b)
     lat = [RESULT_CYCLES.get(kind[pc], 1) for pc in part]
     height = [0] * n
     for b in range(n - 1, -1, -1):
         for a in raw[b]:
             height[a] = max(height[a], lat[a] + height[b])
     readers = [0] * n
+    followers = [[] for _ in range(n)]
     for b in range(n):
-        for a in set(raw[b]):
+        for a in raw[b]:
             readers[a] += 1
-    placed_at = [None] * n
+        for a in after[b]:
+            followers[a].append(b)
+    pending = [len(after[b]) for b in range(n)]  # predecessors not yet placed
+    placed_at = [0] * n
+    ready_at = {b: 0 for b in range(n) if not pending[b]}  # the free instructions, when their operands are ready
     waiting = set()  # loads placed whose readers are not all placed
     order, t = [], 0
-    while len(order) < n:
-        free = [b for b in range(n) if placed_at[b] is None and all(placed_at[a] is not None for a in after[b])]
-        if len(waiting) >= LOADS_AHEAD and any(not is_load[b] for b in free):
-            free = [b for b in free if not is_load[b]]
-        ready_at = {b: max([placed_at[a] + lat[a] for a in raw[b]], default=0) for b in free}
-        now = [b for b in free if ready_at[b] <= t]
+    while ready_at:
+        free = ready_at
+        if len(waiting) >= LOADS_AHEAD and not all(is_load[b] for b in free):
+            free = {b: r for b, r in free.items() if not is_load[b]}
+        now = [b for b, r in free.items() if r <= t]
         if not now:
-            t = min(ready_at.values())
+            t = min(free.values())
             continue
         b = max(now, key=lambda x: (is_store[x], height[x], -x))
+        del ready_at[b]
         placed_at[b] = t
         order.append(b)
         t += 1
         if is_load[b] and readers[b]:
             waiting.add(b)
-        for a in set(raw[b]):
+        for a in raw[b]:
             readers[a] -= 1
             if readers[a] == 0:
                 waiting.discard(a)
+        for c in followers[b]:
+            pending[c] -= 1
+            if not pending[c]:
+                ready_at[c] = max((placed_at[a] + lat[a] for a in raw[c]), default=0)
     return [part[b] for b in order]
+
+
+def _dependences(part, reads, writes):
+    """``(raw, after)`` of a stretch, each a list of sets of earlier positions: ``raw[b]`` those that write a
+    register ``b`` reads, ``after[b]`` those too and those that read or write a register ``b`` writes."""
+    writers: dict = {}  # register -> earlier positions writing it
+    readers: dict = {}  # register -> earlier positions reading it
+    raw, after = [], []
+    for b, pc in enumerate(part):
+        r = {a for reg in reads[pc] for a in writers.get(reg, ())}
+        raw.append(r)
+        after.append(r | {a for reg in writes[pc] for a in writers.get(reg, []) + readers.get(reg, [])})
+        for reg in reads[pc]:
+            readers.setdefault(reg, []).append(b)
+        for reg in writes[pc]:
+            writers.setdefault(reg, []).append(b)
+    return raw, after
 
 
 def _space(ins) -> str | None:
