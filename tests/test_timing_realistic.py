@@ -3,16 +3,17 @@
 ``traces/h200/spgemm_clock.json``: the tiled sparse GEMM with clock stamps (``prog_spgemm_clock.ptx``) on an H200;
 ``traces/h200/gmem_rate.json``: the SM's global-memory path under load (``gmem_rate.ptx``);
 ``traces/h200/timing_again.json``: the H100's timing kernels recorded again on that H200;
-``traces/h200/spgemm_phase.json``, ``l2_latency.json``, ``l1_merge.json``: a K step's phases, a load's latency,
-and which warps share a fill (see ``warpsim.timing.spgemm_clock``, ``gmem_rate``, ``h200``, ``spgemm_phase``,
-``l2_latency``, ``l1_merge``)."""
+``traces/h200/spgemm_phase.json``, ``l2_latency.json``, ``l1_merge.json``, ``record_merge.json``,
+``l1_hit.json``: a K step's phases, a load's latency, which warps share a fill, the recorded kernels' loads, and
+what an L1 hit costs (see ``warpsim.timing.spgemm_clock``, ``gmem_rate``, ``h200``, ``spgemm_phase``,
+``l2_latency``, ``l1_merge``, ``record_merge``, ``l1_hit``)."""
 import numpy as np
 import pytest
 
 import warpsim
 from isa.errors import WarpsimError
-from warpsim.timing import (analysis, gmem_rate, h200, l1_merge, l2_latency, record_merge, sched, spgemm_clock,
-                            spgemm_phase)
+from warpsim.timing import (analysis, gmem_rate, h200, l1_hit, l1_merge, l2_latency, record_merge, sched,
+                            spgemm_clock, spgemm_phase)
 from warpsim.timing.params import params_for
 
 
@@ -258,6 +259,9 @@ def test_the_h200_runs_the_h100s_timing_kernels_in_its_cycles():
     ("h200", '[1]', r"other\.json: not the timing_again measurement"),
     ("record_merge", '{"how": "x", "rows": [{"warps": 3, "own": 0, "before": "none", "t": [[0, 1]]}]}',
      r"other\.json: a row \(3 warps, own 0, before 'none'\) is not of WARPS"),
+    ("l1_hit", '{"how": "x", "rows": [{"kernel": "l1_hit_n4", "stride": 40, "warps": 8, "groups": 8, "t": '
+               + str([[0, 1]] * 8) + '}]}', r"other\.json: a row \('l1_hit_n4', 40, 8, 8\) is not one of"),
+    ("l1_hit", '{"how": "x", "rows": []}', r"other\.json: no launches"),
 ])
 def test_measurement_files_are_checked_when_read(tmp_path, module, text, message):
     """A file that is not what the analysis reads is named, with what it lacks."""
@@ -411,27 +415,29 @@ def test_own_fill_follows_the_h200s_pairs():
 def test_record_merge_the_recorded_kernels_loads():
     """``record_merge``: the recorded timing kernels' loads (each lane's record of 10 words, 4 before the clock
     read and 6 after) on the H200: with every warp the same records, as recorded, 12-16 warps take 139-170 cycles
-    between the clock reads, more than with records of their own (123-138 with 16 warps); the engine, sharing the
-    fills, follows the shared records within 4 % from 8 warps and is 30-40 % short of the own ones (all hits, no
-    warp waiting on another); fetching again (``own_fill``) is 45-52 % short of the shared ones."""
+    between the clock reads, more than with records of their own (123-138 with 16 warps). The engine shares the
+    fills, so its 8-16 warps all hit at once, and the SM's tag stage (4 lines a cycle, ``l1_hit``) queues their
+    10-line requests: 29-39 % long; with records of their own 18-31 % short; fetching again (``own_fill``), which
+    spreads the warps as the H200 does, 44 % short of the shared ones: the hits cost the H200 more than the tag
+    stage and the data path give (not found)."""
     got = record_merge.measured(record_merge.load())
     own_fill = _own_fill()
     for w in (8, 12, 16):
         for before in ("l1-reset", "none"):
             assert got[(w, 0, before)] >= got[(w, 1, before)] * 0.99, (w, before)
         shared = record_merge.cycles(record_merge.simulate(w, 0))
-        assert abs(shared / got[(w, 0, "l1-reset")] - 1) < 0.04, (w, shared)
-        assert -0.42 < record_merge.cycles(record_merge.simulate(w, 1)) / got[(w, 1, "l1-reset")] - 1 < -0.3, w
-    assert -0.53 < record_merge.cycles(record_merge.simulate(16, 0, own_fill)) / got[(16, 0, "l1-reset")] - 1 < -0.45
+        assert 0.25 < shared / got[(w, 0, "l1-reset")] - 1 < 0.42, (w, shared)
+        assert -0.34 < record_merge.cycles(record_merge.simulate(w, 1)) / got[(w, 1, "l1-reset")] - 1 < -0.15, w
+    assert -0.48 < record_merge.cycles(record_merge.simulate(16, 0, own_fill)) / got[(16, 0, "l1-reset")] - 1 < -0.4
 
 
 def test_record_merge_the_h200_fetches_the_shared_records_again():
     """Where the 16 warps' first clock reads fall says how their 4 loads before it were served: on the H200 228-260
     cycles apart with the records shared (311-360 with their own), as fetching again for each warp gives (242); the
     engine's shared fills put them 8 apart. So both probes say the L1 fetches a line again for each warp, and the
-    record pattern's shared case matches the table's shared fills (172 against 170 cycles) only because they start
-    every warp together: its loads after the clock read cost the H200 more than the engine's hit path gives
-    (123-138 cycles each warp its own records, the engine 82)."""
+    record pattern's shared case had matched the table's shared fills (172 against 170 cycles, before the tag stage)
+    only because they start every warp together: its loads after the clock read cost the H200 more than the
+    engine's hit path gives (123-138 cycles each warp its own records, the engine 96)."""
     doc = record_merge.load()
     spread = [np.ptp(np.asarray(r["t"])[:, 0]) for r in doc["rows"]
               if (r["warps"], r["own"], r["before"]) == (16, 0, "l1-reset") and r["repeat"] > 0]
@@ -514,3 +520,79 @@ def test_run_times_as_the_device_asked_for(capsys):
     assert "no device 'B200' (it has: H200)" in capsys.readouterr().err
     with pytest.raises(WarpsimError, match="timing_params= or device="):
         warpsim.RawModule(path=l2_latency.PTX, device="H200", timing_params=params_for("sm_90a"))
+
+
+@pytest.fixture(scope="module")
+def hit():
+    """``{(kernel, stride, warps, groups): (H200, warpsim)}`` of every ``l1_hit`` run."""
+    got = l1_hit.measured(l1_hit.load())
+    return {k: (got[k], l1_hit.cycles(l1_hit.simulate(*k))) for k in l1_hit.configs()}
+
+
+def test_l1_hit_the_shapes_cost(hit):
+    """``l1_hit``, measured: one warp's 8 dependent hits take 2 cycles more a step for each wavefront past the first
+    (a bank conflict: stride 8, 2 ways, +16 over the 8 steps; stride 128, 32 ways, +552) and about a quarter of a
+    cycle more for each line past the first (strides 36 and 68, 9 and 17 lines without a conflict: +16 and +32;
+    132, 32 lines: +56). The engine's steps differ as the H200's do, within 16 cycles, and every one-warp chain is
+    within 8 %: its hit path is a hit latency, then the wavefronts, after the SM's tag stage has looked up 4 of
+    the request's lines a cycle (``memory["tag_lines"]``)."""
+    chain = {s: hit[("l1_chain_n8", s, 1, 1)] for s in l1_hit.STRIDES}
+    for s, extra in ((8, 16), (36, 16), (68, 32), (132, 56), (128, 552)):
+        assert abs(chain[s][0] - chain[4][0] - extra) <= 8, (s, chain[s], chain[4])
+    for s in l1_hit.STRIDES:
+        assert abs((chain[s][1] - chain[4][1]) - (chain[s][0] - chain[4][0])) <= 16, (s, chain[s])
+        assert abs(chain[s][1] / chain[s][0] - 1) < 0.08, (s, chain[s])
+
+
+def test_l1_hit_the_tag_stage_is_the_sms(hit):
+    """Requests over 32 lines without a conflict (stride 132) are bound by the SM's tag stage, 4 lines a cycle for
+    all the sub-partitions: one warp's 16 take 199 cycles on the H200 (16 over one line: 132), 2 / 4 / 8 / 16
+    warps sharing the lines 315 / 531 / 900 / 1,649 (8 cycles a request for the SM). Without the tag stage the
+    engine took 138-249 at every warp count; with it within 19 % (1-8 warps within 10 %). Over 10 lines 2 ways
+    (stride 40, the timing kernels' records) 3 cycles a request: 16 warps 728 (the engine 538: its warps run
+    their requests first-come, the H200's all span the run, ``gmem_rate``)."""
+    for w in (1, 2, 4, 8, 16):
+        gpu, sim = hit[("l1_hit_n16", 132, w, 1)]
+        assert abs(sim / gpu - 1) < (0.1 if w < 16 else 0.2), (w, gpu, sim)
+    assert hit[("l1_hit_n16", 132, 16, 1)][0] > 8 * hit[("l1_hit_n16", 132, 1, 1)][0]
+    assert hit[("l1_hit_n16", 40, 16, 1)][0] > 5 * hit[("l1_hit_n16", 40, 1, 1)][0]
+    assert -0.3 < hit[("l1_hit_n16", 40, 16, 1)][1] / hit[("l1_hit_n16", 40, 16, 1)][0] - 1 < -0.2
+
+
+def test_l1_hit_what_the_engine_lacks(hit):
+    """Measured, not modelled: a lone hit's if-converted store after it (ptxas's ``ISETP`` waits 13 cycles for its
+    predicated ``STG``, the engine runs PTX's branch) and the hit latency (35-37 cycles from ``LDG`` to its
+    reader in the SASS, the engine 32 with ALU work ptxas folds: its chains within 8 %) leave one hit 12-21 %
+    short; and the miss path's order: 8-16 warps loading 32 lines a request first (stride 128) reach their clock
+    read 1,700-5,000 cycles apart on the H200, in the engine together, so their hits overlap more there (8
+    warps' dependent hits 82 % long)."""
+    for s in l1_hit.STRIDES:
+        gpu, sim = hit[("l1_hit_n1", s, 1, 1)]
+        assert -0.22 < sim / gpu - 1 < -0.05, (s, gpu, sim)
+    doc = l1_hit.load()
+    spread = [np.ptp(np.asarray(r["t"])[:, 0]) for r in doc["rows"]
+              if (r["kernel"], r["stride"], r["warps"], r["groups"]) == ("l1_chain_n8", 128, 16, 1) and r["repeat"]]
+    assert min(spread) > 3000, spread
+    assert np.ptp(l1_hit.simulate("l1_chain_n8", 128, 16, 1)[:, 0]) < 100
+    gpu, sim = hit[("l1_chain_n8", 128, 8, 1)]
+    assert 0.6 < sim / gpu - 1 < 1.0, (gpu, sim)
+
+
+def test_l1_hit_shapes():
+    """The strides' lines, sectors and bank conflicts as the probe's doc says."""
+    assert [l1_hit.shape(s) for s in (0, 4, 36, 40, 128, 132, 136, 160)] == [
+        (1, 1, 1), (1, 4, 1), (9, 32, 1), (10, 32, 2), (32, 32, 32), (32, 32, 1), (32, 32, 2), (32, 32, 8)]
+    assert all(w * l1_hit.KERNELS[k] * l1_hit.region(s) <= l1_hit.OWN_BYTES
+               for k, s, w, g in l1_hit.configs() if g > 1)
+
+
+def test_l1_hit_the_tag_stage_times_hits_only():
+    """The tag stage times a hit (the probe measured hits); a miss keeps the miss path's time (one line a cycle,
+    ``gmem_rate``), which the recorded prologues were fitted with: the first pass of 32 lines a request reaches
+    the clock read at the same cycle with the stage or without it, the hits after it do not."""
+    params = params_for("sm_90a", device="H200")
+    params.memory = dict(params.memory, tag_lines=0)
+    with_tags = l1_hit.simulate("l1_hit_n16", 132, 4, 1)
+    without = l1_hit.simulate("l1_hit_n16", 132, 4, 1, params)
+    assert (with_tags[:, 0] == without[:, 0]).all()
+    assert l1_hit.cycles(with_tags) > 3 * l1_hit.cycles(without)

@@ -74,8 +74,8 @@ def simulate(kernel: str, stride: int, warps: int, groups: int, params=None) -> 
 
 def cycles(t) -> float:
     """A warp's cycles between its two clock reads, the mean over the warps."""
-    t = np.asarray(t, np.int64)
-    return float(np.mean(t[:, 1] - t[:, 0]))
+    from warpsim.timing import measurement
+    return measurement.warp_cycles(t)
 
 
 def load(path: str = PATH) -> dict:
@@ -94,11 +94,8 @@ def load(path: str = PATH) -> dict:
 
 def measured(doc: dict) -> dict:
     """``{(kernel, stride, warps, groups): cycles}``, the median over the launches after the first."""
-    got: dict = {}
-    for r in doc["rows"]:
-        if r["repeat"] > 0:
-            got.setdefault((r["kernel"], r["stride"], r["warps"], r["groups"]), []).append(cycles(r["t"]))
-    return {k: float(np.median(v)) for k, v in got.items()}
+    from warpsim.timing import measurement
+    return measurement.later_medians(doc["rows"], ("kernel", "stride", "warps", "groups"))
 
 
 def main(argv=None) -> int:

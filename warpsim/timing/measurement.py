@@ -43,6 +43,23 @@ def shape(t) -> tuple:
         return ()
 
 
+def warp_cycles(t) -> float:
+    """A warp's cycles between its two clock reads (``t``: ``[warp][t0, t1]``), the mean over the warps."""
+    import numpy as np
+    t = np.asarray(t, np.int64)
+    return float(np.mean(t[:, 1] - t[:, 0]))
+
+
+def later_medians(rows: list, fields: tuple) -> dict:
+    """``{row's fields: median of warp_cycles}`` over the launches after the first (``repeat`` > 0)."""
+    import numpy as np
+    got: dict = {}
+    for r in rows:
+        if r["repeat"] > 0:
+            got.setdefault(tuple(r[f] for f in fields), []).append(warp_cycles(r["t"]))
+    return {k: float(np.median(v)) for k, v in got.items()}
+
+
 def opened(argv, doc: str, load, path: str) -> dict | None:
     """The measurement file an analysis's command line names (its first argument, else ``path``) read by
     ``load``, with the file's ``how`` printed; None once ``doc`` is printed for ``-h`` / ``--help``."""

@@ -22,8 +22,9 @@ Structure (no per-lane or per-cycle work):
   costs the L1 hit latency, a missing one is fetched from L2 (its line ``l2_hit`` cycles away, or ``l2_far``
   for a share of the lines picked by a hash of the address; ``own_fill``: a sector another warp's request is
   fetching is fetched again); the L1 starts empty at each launch. Its miss
-  path takes one 128-byte line every ``miss_ii`` cycles for the SM, its data path a hit's wavefronts at
-  ``wavefront`` cycles each from a sub-partition and ``wavefront_sm`` for the SM (``gmem_rate``). Global
+  path takes one 128-byte line every ``miss_ii`` cycles for the SM; a hit's lines first pass the SM's tag stage,
+  ``tag_lines`` a cycle (``l1_hit``), then its data path takes the wavefronts at ``wavefront`` cycles each
+  from a sub-partition and ``wavefront_sm`` for the SM (``gmem_rate``). Global
   stores queue at the SM's store port (``store_line`` cycles a line or ``store_sector`` a sector); while
   ``store_queue`` of them wait, no warp of the SM issues another.
 * The functional engine's :meth:`warpsim.warp.Warp.step` runs every instruction in program order; an
@@ -165,13 +166,14 @@ class _SP:
 class _SM:
     """One SM: its CTAs still to run (one after another), SM-wide unit free times and its L1."""
 
-    __slots__ = ("index", "ctas", "units", "l1", "l1_free", "miss_free", "stores", "filler")
+    __slots__ = ("index", "ctas", "units", "l1", "l1_free", "tag_free", "miss_free", "stores", "filler")
 
     def __init__(self, index, ctas, nunits):
         self.index, self.ctas = index, list(ctas)
         self.units = [0.0] * nunits
         self.l1: dict = {}
         self.l1_free = 0.0
+        self.tag_free = 0.0     # when its tag stage has looked up the lines asked for so far (memory["tag_lines"])
         self.miss_free = 0.0
         self.stores: list = []  # when each store queued at the store port leaves it (the last store_queue)
         self.filler: dict = {}  # sector -> {warp: when the fill it asked the L2 for arrives} (memory["own_fill"])
@@ -217,6 +219,8 @@ class TimedEngine(WarpChoice):
         self.wavefront = float(mem.get("wavefront", 0.0))
         self.wavefront_sm = float(mem.get("wavefront_sm", self.wavefront))
         self.miss_ii = float(mem.get("miss_ii", 0.0))
+        self.tag_lines = int(mem.get("tag_lines", 0))
+        self.tag_all = bool(mem.get("tag_all", True))
         far = mem.get("l2_far") or {}
         self.l2_far = float(far.get("latency", self.l2_hit))
         self.l2_far_cut = int(float(far.get("share", 0.0)) * 1024)
@@ -770,6 +774,8 @@ class TimedEngine(WarpChoice):
         sectors, wf = got
         sm = sp.smo
         l1 = sm.l1
+        if self.tag_lines and self.tag_all:
+            t = self._tags(sm, t, sectors)
         end = -1.0
         missing = []
         for s in sectors:
@@ -794,6 +800,8 @@ class TimedEngine(WarpChoice):
                     end = f
         if end >= 0.0:  # waits for L2: the fill delivers the data
             return end
+        if self.tag_lines and not self.tag_all:
+            t = self._tags(sm, t, sectors)
         start = t + self.l1_hit
         if sp.l1_free > start:
             start = sp.l1_free
@@ -802,6 +810,14 @@ class TimedEngine(WarpChoice):
         sp.l1_free = start + wf * self.wavefront
         sm.l1_free = start + wf * self.wavefront_sm
         return sp.l1_free
+
+    def _tags(self, sm, t, sectors) -> float:
+        """When a request issued at ``t`` has its lines looked up: the SM's tag stage takes ``tag_lines`` of its
+        128-byte lines a cycle after the requests before it (a lone request of at most ``tag_lines``: ``t``).
+        Hits only, unless ``tag_all``."""
+        start = sm.tag_free if sm.tag_free > t else t
+        sm.tag_free = start + -(-len({s >> 2 for s in sectors}) // self.tag_lines)
+        return sm.tag_free - 1.0
 
     def _miss(self, sm, t, missing) -> dict:
         """``{line: fill cycle}`` of the lines of the ``missing`` sectors asked for at ``t``: each takes its turn of

@@ -228,6 +228,17 @@ TABLE = {
         # warps' L2 loads 1.0-1.07 cycles a line, p32 17,468 cycles for 16,384 lines).
         "wavefront_sm": 1.0,
         "miss_ii": 1.0,
+        # a hit's lines pass the SM's tag stage first, 4 of its 128-byte lines a cycle for all the sub-partitions:
+        # a request of more waits ceil(lines / 4) - 1 cycles more, and requests queue there (traces/h200/l1_hit.json,
+        # warpsim.timing.l1_hit: one warp's 8 dependent hits 2 cycles a step longer a wavefront and ~1/4 a line; 16
+        # requests over 32 lines without a bank conflict 199 cycles for one warp, 315 / 531 / 900 / 1,649 for 2 / 4 /
+        # 8 / 16 warps: 8 cycles a request for the SM; the engine 138-249 without the stage, within 19 % with it).
+        # "tag_all" (off): a miss's lines too; the miss path (miss_ii) and the fitted L2 latency time misses, and
+        # with it the trips kernels with 16 warps at ILP 1 go 6-9 % short (1,136 of 1,143); hits only: 1,140, the
+        # median 0.54 -> 0.52 %. The probe's lone hit is 35-37 cycles from LDG to its reader in the SASS; l1_hit stays
+        # at 30 (34: 1,140 too, but the one-warp ILP 2 runs with 4 trips 0.7 points longer, to +4.8 %).
+        "tag_lines": 4,
+        "tag_all": False,
         # "own_fill" (off): a load of a sector another warp's request is still fetching asks the L2 for it again,
         # its line taking its own turn of the miss path. gmem_rate.json says so for two warps loading the same 32
         # or 8 lines a request (as long as two loading lines of their own; shared, the engine is 42-49 % short, with

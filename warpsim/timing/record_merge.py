@@ -41,8 +41,9 @@ def simulate(warps: int, own: int, params=None) -> np.ndarray:
 
 
 def cycles(t) -> float:
-    t = np.asarray(t, np.int64)
-    return float(np.mean(t[:, 1] - t[:, 0]))
+    """A warp's cycles between its two clock reads, the mean over the warps."""
+    from warpsim.timing import measurement
+    return measurement.warp_cycles(t)
 
 
 def load(path: str = PATH) -> dict:
@@ -60,11 +61,8 @@ def load(path: str = PATH) -> dict:
 
 def measured(doc: dict) -> dict:
     """``{(warps, own, before): cycles}``, the median over the launches after the first."""
-    got: dict = {}
-    for r in doc["rows"]:
-        if r["repeat"] > 0:
-            got.setdefault((r["warps"], r["own"], r["before"]), []).append(cycles(r["t"]))
-    return {k: float(np.median(v)) for k, v in got.items()}
+    from warpsim.timing import measurement
+    return measurement.later_medians(doc["rows"], ("warps", "own", "before"))
 
 
 def main(argv=None) -> int:
