@@ -253,8 +253,10 @@ TABLE = {
         # 82, fetching again 81 / 82; but the warps' first clock reads fall 228-260 cycles apart there, as fetching
         # again gives (242; shared fills 8), so the H200 fetches again and the loads after the clock read (hits)
         # cost it more than the engine's hit path. (A first version, in which a later warp's fetch put off the data for all,
-        # had 1,126 with the L2 made the H200's plus 3-5 %.) The rest of the table was fitted with fills shared;
-        # the table shares them until what the recorded kernels' loads do differently is found.
+        # had 1,126 with the L2 made the H200's plus 3-5 %.) The H100's trips traces agree: 8-16 warps end their first
+        # trip 80-212 cycles apart, with own_fill 58-244, shared within 25 (tests/test_timing.py). The rest of the
+        # table was fitted with fills shared, the per-trip store's cost with the warps in step (TIMING_FINDINGS.md,
+        # "The recorded warps leave their first trip apart"); the table shares them until that is refitted.
         "own_fill": False,
         # global stores queue at the SM's store port, which takes 2 cycles a line or 1 a sector, whichever is
         # more, and while 40 wait there no warp issues another (gmem_rate.json: 4-16 warps each storing 32
