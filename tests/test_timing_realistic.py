@@ -32,25 +32,25 @@ def test_spgemm_d_is_the_gpus_bit_for_bit(spgemm):
 #: warpsim / H200 - 1 in both launch conditions, warpsim timed as the H200 (its L2, ``params_sm90.TABLE["devices"]``).
 #: A change of the model that moves one out fails here.
 KERNEL_ERROR = {
-    "spgemm_clock_k1024": (-0.085, -0.055),   # -7.1 %
-    "spgemm_clock_k256": (-0.055, -0.025),    # -4.0 / -4.1 %
-    "spgemm_clock_pf_k1024": (-0.07, -0.035),  # -5.1 / -5.2 %: B prefetched into registers
-    "spgemm_clock_w8_k1024": (-0.17, -0.14),   # -15.3 / -15.4 %: 8 warps; its K step 14 % short
+    "spgemm_clock_k1024": (-0.085, -0.055),   # -7.0 %
+    "spgemm_clock_k256": (-0.055, -0.025),    # -3.7 / -3.8 %
+    "spgemm_clock_pf_k1024": (-0.07, -0.035),  # -5.0 / -5.1 %: B prefetched into registers
+    "spgemm_clock_w8_k1024": (-0.17, -0.14),   # -15.6 / -15.7 %: 8 warps; its K step 14 % short
 }
 
 
 def test_spgemm_kernel_cycles_beside_the_h200(spgemm):
     """Out of sample: the 4-warp kernels 4-7 % short of the H200 (K steps within 8 %), the 8-warp one 15 % short:
-    its K step takes 1,150 cycles on the H200 against 910 with 4 warps (warpsim 985 and 849), and its D stores
-    540 against 180 (warpsim 349 and 120). Where a step's cycles go is in :func:`test_spgemm_phases`."""
+    its K step takes 1,150 cycles on the H200 against 910 with 4 warps (warpsim 983 and 849), and its D stores
+    540 against 180 (warpsim 297 and 141). Where a step's cycles go is in :func:`test_spgemm_phases`."""
     for r in spgemm:
         err = {p: r["warpsim"][p] / r["gpu"][p] - 1 for p in ("kernel", "first", "step", "tail")}
         lo, hi = KERNEL_ERROR[r["kernel"]]
         assert lo < err["kernel"] < hi, (r, err)
         if r["kernel"] != "spgemm_clock_w8_k1024":
-            assert abs(err["step"]) < 0.08 and -0.13 < err["first"] < -0.09 and -0.37 < err["tail"] < -0.27, (r, err)
+            assert abs(err["step"]) < 0.08 and -0.13 < err["first"] < -0.09 and -0.27 < err["tail"] < -0.13, (r, err)
         else:
-            assert -0.16 < err["step"] < -0.13 and -0.4 < err["tail"] < -0.3, (r, err)
+            assert -0.16 < err["step"] < -0.13 and -0.5 < err["tail"] < -0.4, (r, err)
 
 
 def test_spgemm_phases():
@@ -95,9 +95,14 @@ def test_gmem_rate_the_sms_load_path(gmem):
 def test_gmem_rate_the_sms_store_port(gmem):
     """Global stores queue at the SM's store port (2 cycles a line or 1 a sector, whichever is more; no warp
     issues another while 40 wait): 4-16 warps storing over 8 or 32 lines within 5 % of the H200, over one line
-    (4 sectors) within 23 %. Without the port the 16-warp runs had been 70-98 % short."""
+    (4 sectors) within 23 %. Without the port the 16-warp runs had been 70-98 % short. And a sub-partition
+    issues a global store every 7 cycles at most (``memory["store_ii"]``; the H200's one warp 8.4-8.7): one or
+    two warps' 32 stores over one line within 6 % (at the MIO's 4 cycles 32-33 % short), over 8 lines 11-25 %
+    short, over 32 lines 18-24 % short (38-45 %)."""
     assert all(abs(gmem[(f"gmem_store_p{p}", w)]) < 0.05 for p in (8, 32) for w in (4, 8, 16))
     assert all(abs(gmem[("gmem_store_p1", w)]) < 0.23 for w in (4, 8, 16))
+    assert all(abs(gmem[("gmem_store_p1", w)]) < 0.06 for w in (1, 2))
+    assert all(-0.26 < gmem[(f"gmem_store_p{p}", w)] < -0.1 for p in (8, 32) for w in (1, 2))
 
 
 def test_gmem_rate_what_the_engine_lacks(gmem):
@@ -106,8 +111,6 @@ def test_gmem_rate_what_the_engine_lacks(gmem):
     * one warp's 32 loads, and 4-16 warps' loads of one line a request, take 15-32 % longer on the H200 than in
       the engine (both issue about 21 loads, wait for the first, then the rest: two round trips, as ptxas orders
       them; ``l2_latency``'s bursts show the same);
-    * one or two warps issue their stores slower than the engine (270-2,083 cycles for 32 or 64 stores, the
-      engine 174-1,693: 18-46 % short);
     * two warps loading the same lines (``gmem_pair``: warps 2k and 2k + 1, as the GEMM's A rows) take as long
       on the H200 as two loading their own: the L1 fetches a line again for each warp that asks for it while it
       is coming (``l1_merge``). The engine gives the second warp the first one's fill (39-49 % short with 2-16
@@ -115,7 +118,6 @@ def test_gmem_rate_what_the_engine_lacks(gmem):
       1,143 and the recorded kernels' own loads (``record_merge``) further off, so it waits (params_sm90.py)."""
     assert all(-0.35 < gmem[(f"gmem_load_p{p}", 1)] < -0.1 for p in (1, 8, 32))
     assert all(-0.3 < gmem[("gmem_load_p1", w)] < -0.15 for w in (4, 8, 16))
-    assert all(-0.5 < gmem[(f"gmem_store_p{p}", w)] < -0.15 for p in (1, 8, 32) for w in (1, 2))
     assert all(-0.5 < gmem[(f"gmem_pair_p{p}", w)] < -0.38 for p in (8, 32) for w in (2, 4, 8, 16))
 
 
@@ -320,10 +322,11 @@ def _port_cycles(lane: int, spread: int, moves: bool, move: int = 256) -> int:
 
 def test_the_store_port_charges_the_lanes_that_stored():
     """A store whose guard leaves one lane costs the port that lane's line, not the warp's 32: 60 such
-    stores with lanes 256 bytes apart queue nothing; the same stores from every lane (32 lines each, 64
-    cycles) fill the 40-store queue and hold the warp."""
+    stores with lanes 256 bytes apart issue at the sub-partition's rate (``store_ii``, 7 cycles) and queue
+    nothing; the same stores from every lane (32 lines each, 64 cycles) fill the 40-store queue and hold the
+    warp."""
     one, every = _port_cycles(0, 256, False), _port_cycles(32, 256, False)
-    assert one < 400 < 1000 < every, (one, every)
+    assert one < 60 * 7 + 40 < 1000 < every, (one, every)
 
 
 def test_the_store_port_takes_the_address_the_store_used():

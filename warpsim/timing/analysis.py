@@ -221,7 +221,8 @@ def _store_waits(program, out, order):
 def _store_port(program, params, out, unit_index):
     """With ``memory["store_queue"]``: a global store issues to a unit of its own ("gstore", as the MIO's ii),
     which the SM's store port can also hold shut (``TimedEngine._store_port``), and knows its address."""
-    if not (getattr(params, "memory", None) or {}).get("store_queue"):
+    mem = getattr(params, "memory", None) or {}
+    if not mem.get("store_queue"):
         return
     uidx = unit_index.setdefault("gstore", len(unit_index))
     for pc, (_body, ins, _guard, _neg) in enumerate(program.ops):
@@ -231,6 +232,7 @@ def _store_port(program, params, out, unit_index):
             continue
         st = it.stages[0]
         st.unit, st.uidx, st.sm = "gstore", uidx, False
+        st.ii = it.ii = float(mem.get("store_ii", st.ii))
         it.uidx, it.sm_unit = uidx, False
         it.gsaddr = _global_access(ins, a)
 
