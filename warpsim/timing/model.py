@@ -24,9 +24,9 @@ Structure (no per-lane or per-cycle work):
   fetching is fetched again); the L1 starts empty at each launch. Its miss
   path takes one 128-byte line every ``miss_ii`` cycles for the SM; a hit's lines first pass the SM's tag stage,
   ``tag_lines`` a cycle (``l1_hit``), then its data path takes the wavefronts at ``wavefront`` cycles each
-  from a sub-partition and ``wavefront_sm`` for the SM (``gmem_rate``). Global
-  stores queue at the SM's store port (``store_line`` cycles a line or ``store_sector`` a sector); while
-  ``store_queue`` of them wait, no warp of the SM issues another.
+  from a sub-partition and ``wavefront_sm`` for the SM (``gmem_rate``). A sub-partition issues a global
+  store every ``store_ii`` cycles at most; stores queue at the SM's store port (``store_line`` cycles a line
+  or ``store_sector`` a sector); while ``store_queue`` of them wait, no warp of the SM issues another.
 * The functional engine's :meth:`warpsim.warp.Warp.step` runs every instruction in program order; an
   instruction is executed (with everything before it in program order) no later than the cycle it issues,
   and ``%clock``/``%clock64`` read the issue cycle of the clock read itself (nothing moves above a clock
