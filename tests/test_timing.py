@@ -582,7 +582,7 @@ def test_measurement_file_errors_name_the_file(tmp_path, module, load, name, tex
 
 ANALYSES = ("chain_latency", "ifetch", "l1_carveout", "l1_counters", "l1_fill", "l1_probe", "l1_rate", "l1_state",
             "loop_delay", "pair_modes", "pc_samples", "sass_profile", "sched_probe", "stall_reasons", "trip_phase",
-            "gmem_rate", "spgemm_clock", "spgemm_phase", "l2_latency", "l1_merge", "record_merge", "l1_hit", "h200")
+            "gmem_rate", "spgemm_clock", "spgemm_phase", "l2_latency", "l1_merge", "record_merge", "l1_hit", "l1_order", "h200")
 
 
 @pytest.mark.parametrize("module", ANALYSES)
