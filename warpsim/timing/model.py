@@ -763,8 +763,9 @@ class TimedEngine(WarpChoice):
                     tw.owed = sunk[1]
 
     def _l1_load(self, tw, sp, it, t, done):
-        """Completion of a global load issued at ``t``: every sector in the L1 (a hit) -> its wavefronts
-        through the SM's L1 data path after the hit latency; a sector being filled -> when that fill
+        """Completion of a global load issued at ``t``: every sector in the L1 (a hit) -> its lines through the
+        SM's tag stage (``_tags``), then its wavefronts through the L1 data path after the hit latency (with
+        ``tag_all`` a miss's lines pass the tag stage too, before the rest); a sector being filled -> when that fill
         arrives (with ``own_fill``: when the fill this warp asked for arrives, a fill only another warp asked
         for being asked for again); a missing sector -> fetched from L2 (and in the L1 from its first fill on),
         its line ``l2_hit`` or ``l2_far`` cycles away."""
