@@ -40,7 +40,7 @@ KERNEL_ERROR = {
 
 
 def test_spgemm_kernel_cycles_beside_the_h200(spgemm):
-    """Out of sample: the 4-warp kernels 4-7 % short of the H200 (K steps within 8 %), the 8-warp one 15 % short:
+    """Out of sample: the 4-warp kernels 4-7 % short of the H200 (K steps within 8 %), the 8-warp one 16 % short:
     its K step takes 1,150 cycles on the H200 against 910 with 4 warps (warpsim 983 and 849), and its D stores
     540 against 180 (warpsim 297 and 141). Where a step's cycles go is in :func:`test_spgemm_phases`."""
     for r in spgemm:
