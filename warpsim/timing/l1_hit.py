@@ -95,7 +95,7 @@ def load(path: str = PATH) -> dict:
 def measured(doc: dict) -> dict:
     """``{(kernel, stride, warps, groups): cycles}``, the median over the launches after the first."""
     from warpsim.timing import measurement
-    return measurement.later_medians(doc["rows"], ("kernel", "stride", "warps", "groups"))
+    return measurement.medians(doc["rows"], ("kernel", "stride", "warps", "groups"))
 
 
 def main(argv=None) -> int:

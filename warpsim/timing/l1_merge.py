@@ -57,10 +57,8 @@ def load(path: str = PATH) -> dict:
 
 def measured(doc: dict) -> dict:
     """``{(kernel, warps, groups): (CTA, warp)}``, medians over the launches."""
-    got: dict = {}
-    for r in doc["rows"]:
-        got.setdefault((r["kernel"], r["warps"], r["groups"]), []).append(cycles(r["t"]))
-    return {k: tuple(float(np.median([c[i] for c in v])) for i in range(2)) for k, v in got.items()}
+    from warpsim.timing import measurement
+    return measurement.medians(doc["rows"], ("kernel", "warps", "groups"), cycles, later=False)
 
 
 def main(argv=None) -> int:

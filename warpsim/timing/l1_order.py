@@ -64,11 +64,8 @@ def load(path: str = PATH) -> dict:
 
 def measured(doc: dict) -> dict:
     """``{(stride, warps): (last reads' spread, run)}``, medians over the launches after the first."""
-    got: dict = {}
-    for r in doc["rows"]:
-        if r["repeat"] > 0:
-            got.setdefault((r["stride"], r["warps"]), []).append(spans(r["t"]))
-    return {k: tuple(float(np.median([s[i] for s in v])) for i in range(2)) for k, v in got.items()}
+    from warpsim.timing import measurement
+    return measurement.medians(doc["rows"], ("stride", "warps"), spans)
 
 
 def main(argv=None) -> int:

@@ -50,14 +50,19 @@ def warp_cycles(t) -> float:
     return float(np.mean(t[:, 1] - t[:, 0]))
 
 
-def later_medians(rows: list, fields: tuple) -> dict:
-    """``{row's fields: median of warp_cycles}`` over the launches after the first (``repeat`` > 0)."""
+def medians(rows: list, fields: tuple, stat=warp_cycles, later: bool = True) -> dict:
+    """``{row's fields: median of stat(row's clocks)}`` over the launches after the first (``repeat`` > 0; all
+    of them unless ``later``); a stat of several figures (a tuple) gives each figure's median."""
     import numpy as np
     got: dict = {}
     for r in rows:
-        if r["repeat"] > 0:
-            got.setdefault(tuple(r[f] for f in fields), []).append(warp_cycles(r["t"]))
-    return {k: float(np.median(v)) for k, v in got.items()}
+        if not later or r["repeat"] > 0:
+            got.setdefault(tuple(r[f] for f in fields), []).append(stat(r["t"]))
+    out = {}
+    for k, v in got.items():
+        m = np.median(np.asarray(v, np.float64), axis=0)
+        out[k] = float(m) if m.ndim == 0 else tuple(float(x) for x in m)
+    return out
 
 
 def opened(argv, doc: str, load, path: str) -> dict | None:

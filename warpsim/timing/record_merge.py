@@ -62,7 +62,7 @@ def load(path: str = PATH) -> dict:
 def measured(doc: dict) -> dict:
     """``{(warps, own, before): cycles}``, the median over the launches after the first."""
     from warpsim.timing import measurement
-    return measurement.later_medians(doc["rows"], ("warps", "own", "before"))
+    return measurement.medians(doc["rows"], ("warps", "own", "before"))
 
 
 def main(argv=None) -> int:
