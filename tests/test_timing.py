@@ -176,9 +176,10 @@ def test_the_h100s_warps_leave_their_first_trip_apart(name):
     as fetching a line again for each warp gives (``own_fill``: 58-244; the median warp 4-10 % early), where
     the table's shared fills end them within 25 cycles, in step, and 14-35 % early. The table keeps shared fills: with own_fill the sparse ILP 1 trips with 16
     warps, pipe-bound, run 10-13 % short (the per-trip store's cost, ``store_read_other``, was fitted with the
-    warps in step and hides behind the pipe out of step); a store that also holds the tensor pipe 8 cycles
-    puts the 39 trips runs within 5 % but the dense ILP 1 runs with 15-16 warps 5.2 % long (1,135 of 1,143),
-    and an L2 nearer the H200's breaks the one-warp prologues (TIMING_FINDINGS.md)."""
+    warps in step and hides behind the pipe out of step); a global store that also holds the tensor pipe
+    (``store_pipe``) with ``store_read_other`` 5 puts them within 5 % again, but the full table at 1,139 of
+    1,143 (tests/test_timing_store_sharing.py), and an L2 nearer the H200's breaks the one-warp prologues
+    (TIMING_FINDINGS.md)."""
     for warps in (8, 16):
         hw, shared = _first_trip_ends(name, warps, False)
         _, own = _first_trip_ends(name, warps, True)

@@ -17,7 +17,8 @@ Structure (no per-lane or per-cycle work):
   tensor per sub-partition, the LSU/MIO per SM), and a branch waits for its warp's in-flight tensor ops
   (``drain_tensor_at_branch``) and, at the end of a block with a store, for the store's register read
   (``store_read``; a global store's read waits ``store_read_other`` more per other warp of the
-  sub-partition with a tensor op in flight before it).
+  sub-partition with a tensor op in flight before it; off in the table: ``store_pipe``, the store holding the
+  sub-partition's tensor pipe, and ``clock_drain``, a clock read waiting for its warp's tensor ops).
 * Global loads go through a sectored L1 per SM (``memory``): a 32-byte sector present (or being filled)
   costs the L1 hit latency, a missing one is fetched from L2 (its line ``l2_hit`` cycles away, or ``l2_far``
   for a share of the lines picked by a hash of the address; ``own_fill``: a sector another warp's request is
@@ -56,10 +57,11 @@ from simpy.events import Event, Interrupt
 from isa.errors import WarpsimError
 from warpsim.cta import CTA, BarrierDeadlock
 from warpsim.engine import MAX_THREADS_PER_CTA, Stats, dim3, young_gc
-from warpsim.timing.analysis import _analysed
+from warpsim.timing.analysis import UNITS, _analysed
 from warpsim.timing.choice import WarpChoice, _max_ready
 
 _INF = float("inf")
+_TENSOR = UNITS.index("tensor")
 _U64 = np.uint64
 
 
@@ -142,7 +144,7 @@ class _TW:
 
 class _SP:
     __slots__ = ("index", "smo", "warps", "live", "t_issue", "units", "rr", "state", "priority", "tlast",
-                 "tflight", "last", "proc", "wait_t", "local", "rotations", "st_until", "l1_free")
+                 "t_ii", "tflight", "last", "proc", "wait_t", "local", "rotations", "st_until", "l1_free")
 
     def __init__(self, index, smo, nunits, state):
         self.index, self.smo, self.state = index, smo, state
@@ -155,6 +157,7 @@ class _SP:
         self.proc = None         # its simpy process (TimedEngine._scheduler)
         self.wait_t = None       # the cycle its process sleeps until (inf: until a barrier release)
         self.tlast = None        # the warp whose tensor op the pipe took last
+        self.t_ii = 0.0          # the pipe cycles of that op (store_pipe)
         self.local = False       # at the last pick: no warp waited at a barrier, every next instruction local
         self.rotations = []      # rotations[rr]: the warps in round-robin order from slot rr (set at the start)
         self.st_until = 0.0      # the latest register read of a global store of its warps (store_read_other)
@@ -200,6 +203,9 @@ class TimedEngine(WarpChoice):
         self.pred_branch = float(iss.get("predicate_to_branch", 0.0))
         self.store_read = float(iss.get("store_read", 0.0))
         self.store_read_other = float(iss.get("store_read_other", 0.0))
+        self.store_pipe = float(iss.get("store_pipe", 0.0))
+        cd = iss.get("clock_drain")
+        self.clock_drain = None if cd is None else float(cd)
         shr = iss.get("tensor_sharing", {})
         self.t_switch = float(shr.get("switch", 0.0))
         self.t_xw = float(shr.get("inflight_other", 0.0))
@@ -424,6 +430,8 @@ class TimedEngine(WarpChoice):
                 t = u
             if sp.t_issue > t:
                 t = sp.t_issue
+            if it.clock and self.clock_drain is not None and tw.tensor_done - self.clock_drain > t:
+                t = tw.tensor_done - self.clock_drain
             if it.branch:
                 if drain and tw.tensor_done - slack > t:
                     t = tw.tensor_done - slack
@@ -455,7 +463,7 @@ class TimedEngine(WarpChoice):
                 rec = tw.recs.pop(pc, None)
             done = t + it.lat
             if it.tensor:
-                sp.tlast = tw
+                sp.tlast, sp.t_ii = tw, it.ii
             (smunits if it.sm_unit else units)[it.uidx] = t + it.ii
             if rec is not None:
                 rec[4], rec[5], rec[6] = t, opr, done
@@ -676,6 +684,9 @@ class TimedEngine(WarpChoice):
         a global store ``store_read_other`` cycles later still per other warp with a tensor op in flight on its
         sub-partition."""
         r = t + self.store_read
+        if self.store_pipe and it.gstore:
+            u = tw.sp.units
+            u[_TENSOR] = (u[_TENSOR] if u[_TENSOR] > t else t) + self.store_pipe * tw.sp.t_ii
         if self.store_read_other and it.gstore:
             others = {x[1] for x in tw.sp.tflight if x[0] > t and x[1] is not tw}
             tw.st_others = others
@@ -736,6 +747,7 @@ class TimedEngine(WarpChoice):
         done = t + it.lat
         if it.tensor:
             done = self._tensor_issue(tw, sp, t, done)
+            sp.t_ii = it.ii
         (sp.smo.units if it.sm_unit else sp.units)[it.uidx] = t + it.ii
         if rec is not None:
             rec[4], rec[5], rec[6] = t, (tw.c_opr if tw.c_key == tw.t_next and tw.c_qi == tw.qi
@@ -872,6 +884,7 @@ class TimedEngine(WarpChoice):
         done = last + st.latency
         if st.unit == "tensor":
             done = self._tensor_issue(tw, sp, t, done)
+            sp.t_ii = span
         nxt = t + (st.warp_busy or (span if st.count > 1 else 1.0))
         if nxt > tw.t_next:
             tw.t_next = nxt

@@ -65,6 +65,21 @@ TABLE = {
         # runs with 2-4 warps per sub-partition that were 6-13 % short (T/trips_*:ilp1 warps 8..16) within
         # 4.3 %; 9 leaves T/trips_sp_f16_k32_f32:ilp1 warps 16 5.1 % short.
         "store_read_other": 10.0,
+        # Off, and why (H100, traces/h100/trips/store_sharing.json run by warpsim from the same PTX,
+        # warpsim.timing.store_sharing, tests/test_timing_store_sharing.py). ``store_pipe``: a global store holds
+        # its sub-partition's tensor pipe, when it issues, for this many times the ii of the op the pipe took
+        # last, after that op. The H100's ``split`` runs (one storing warp a sub-partition) have the other,
+        # store-free warps 6-12 cycles a trip slower than without the store, in every form; with own_fill (below)
+        # and ``store_read_other`` 5, 1.0 keeps the trips kernels with 16 warps at ILP 1 within 5 % (own_fill
+        # alone: 10-13 % short; 1.25: sparse k32 ILP 4 with 12 warps 7.5 % short, 0.75: the dense ILP 1 trips
+        # with 16 warps 6.6 %), the native table 867 of 867 (mean error 0.89 % against the table's 0.76 %), the
+        # full table 1,139 of 1,143. ``clock_drain`` (absent: off): a clock read waits for its warp's tensor ops
+        # to complete, less this many cycles. The H100's trip costs its clock read: one warp's store-free trip
+        # (the clock xor-ed into a register) is 23-32 cycles longer than the plain loop's 8 x the latency, where
+        # the table's is 11-15 (4.5-11 % short; store_read puts the cost on the store); at 0 every store-free run
+        # is within 4.5 %, but refitted on the 39 trips runs (store_read 5-15, store_read_other 10-20, 0-8
+        # cycles) the best, 39 within 5 %, has a mean error of 2.0 % against the table's 1.3 %.
+        "store_pipe": 0.0,
         # several warps on one tensor pipe: the pipe takes an op from another warp than its last one
         # ``switch`` cycles later than its ii, and an op completes ``inflight_other`` cycles later per tensor op
         # of another warp in flight on the pipe when it issues (operand/writeback sharing). Fitted together to the
