@@ -73,7 +73,7 @@ class InsTiming:
     gstore: bool = False    # a global store: its register read waits for other warps' tensor ops (store_read_other)
     gsaddr: tuple | None = None  # a global store's (base register, offset, space, bytes a lane): the store port
     sass: dict | None = None  # the kernel's SASS loop profile, when an emulated mma follows it
-    clock: bool = False     # a clock read: waits for its warp's tensor ops (``issue.clock_drain``)
+    clock: bool = False     # a clock read: waits for its warp's last tensor op (``issue.clock_after``)
 
 
 def _regs(op, out):

@@ -73,12 +73,13 @@ TABLE = {
         # and ``store_read_other`` 5, 1.0 keeps the trips kernels with 16 warps at ILP 1 within 5 % (own_fill
         # alone: 10-13 % short; 1.25: sparse k32 ILP 4 with 12 warps 7.5 % short, 0.75: the dense ILP 1 trips
         # with 16 warps 6.6 %), the native table 867 of 867 (mean error 0.89 % against the table's 0.76 %), the
-        # full table 1,139 of 1,143. ``clock_drain`` (absent: off): a clock read waits for its warp's tensor ops
-        # to complete, less this many cycles. The H100's trip costs its clock read: one warp's store-free trip
-        # (the clock xor-ed into a register) is 23-32 cycles longer than the plain loop's 8 x the latency, where
-        # the table's is 11-15 (4.5-11 % short; store_read puts the cost on the store); at 0 every store-free run
-        # is within 4.5 %, but refitted on the 39 trips runs (store_read 5-15, store_read_other 10-20, 0-8
-        # cycles) the best, 39 within 5 %, has a mean error of 2.0 % against the table's 1.3 %.
+        # full table 1,139 of 1,143. ``clock_after`` (absent: off): a clock read issues no sooner than this many
+        # cycles after its warp's last tensor op. The H100's trip costs its clock read: one warp's store-free trip
+        # (the clock xor-ed into a register) takes 47-50 cycles from its last mma to the next trip's first in all
+        # three forms (latency 16.75 or 24), the table's 11-17 cycles less (4.5-11 % short; store_read puts the
+        # cost on the store). At 19 every store-free run with 1-3 warps a sub-partition is within 2.1 %, but
+        # refitted on the 39 trips runs (store_read 0-10, store_read_other 5-15) the best has a mean error of
+        # 2.3 % against the table's 1.3 %, the one-warp trips up to 5 % long.
         "store_pipe": 0.0,
         # several warps on one tensor pipe: the pipe takes an op from another warp than its last one
         # ``switch`` cycles later than its ii, and an op completes ``inflight_other`` cycles later per tensor op
