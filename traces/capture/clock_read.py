@@ -1,0 +1,48 @@
+#!/usr/bin/env python3
+"""How long a clock read waits after a tensor op (kernels/clock_read.cu), run on the GPU from its PTX file
+(``warpsim.timing.clock_read`` runs the same file). One CTA of 1 warp, or of 5 (warps 0 and 4 share a
+sub-partition); every kernel of ``clock_read.KERNELS``, LAUNCHES launches each after a first (kept, ``repeat`` 0).
+
+    python traces/capture/clock_read.py --build        # here: kernels/clock_read.ptx from the .cu
+    python traces/capture/clock_read.py --device OUT   # on the GPU: OUT/clock_read.json
+    python traces/capture/clock_read.py --json OUT     # here: traces/<gpu>/clock_read.json from OUT
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from spgemm_clock import analysis_module, build_ptx, main_cli, write_device_doc, write_summary  # noqa: E402
+
+SOURCE = HERE / "kernels" / "clock_read.cu"
+PTX = HERE / "kernels" / "clock_read.ptx"
+LAUNCHES = 4
+
+
+def device(out: Path) -> int:
+    import cupy as cp
+    cr = analysis_module("clock_read")
+    mod = cp.RawModule(path=str(PTX))
+    d_in = cp.asarray(cr.inputs())
+    rows = []
+    for kernel in cr.KERNELS:
+        fn = mod.get_function(kernel)
+        for warps in cr.WARPS:
+            t = cp.zeros(3 * warps, cp.int64)
+            sink = cp.zeros(32 * warps, cp.float32)
+            for rep in range(LAUNCHES + 1):
+                fn((1,), (32 * warps,), (d_in, t, sink))
+                cp.cuda.Device().synchronize()
+                rows.append({"kernel": kernel, "warps": warps, "repeat": rep, "t": t.get().reshape(warps, 3).tolist()})
+    return write_device_doc(cp, out, "clock_read", rows=rows)
+
+
+def summarise(out: Path) -> int:
+    return write_summary(out, "clock_read", "kernels/clock_read.ptx loaded with cupy.RawModule(path=...), one CTA, "
+                         f"{LAUNCHES + 1} launches of each (kernel, warps) back to back", ("rows",))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main_cli(__doc__, lambda: build_ptx(SOURCE, PTX), device, summarise))
