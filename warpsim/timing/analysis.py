@@ -73,7 +73,6 @@ class InsTiming:
     gstore: bool = False    # a global store: its register read waits for other warps' tensor ops (store_read_other)
     gsaddr: tuple | None = None  # a global store's (base register, offset, space, bytes a lane): the store port
     sass: dict | None = None  # the kernel's SASS loop profile, when an emulated mma follows it
-    clock: bool = False     # a clock read: waits for its warp's last tensor op (``issue.clock_after``)
 
 
 def _regs(op, out):
@@ -171,7 +170,6 @@ def _analysed(program, params):
         it.single = len(it.stages) == 1 and st0.after == "all" and st0.count == 1
         it.uidx, it.sm_unit, it.ii, it.lat = st0.uidx, st0.sm, st0.ii, st0.latency
         it.exit = cls == "exit"
-        it.clock = any(r in sched.CLOCK_REGS for r in it.reads)
         it.pred_ws = tuple(slots[r] for r in it.writes if program.regs.get(r) == "pred")
         if it.branch and guard is not None:
             it.guard_slot = slots[guard]

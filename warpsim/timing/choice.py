@@ -149,8 +149,6 @@ class WarpChoice:
         opr = _max_ready(tw.ready, it.rs)
         t = tw.t_next if tw.t_next > opr else opr
         tw.c_opr, tw.c_since = opr, (t if it.tensor else None)
-        if it.clock and tw.tensor_at + self.clock_after > t:
-            t = tw.tensor_at + self.clock_after
         if it.branch:
             if self.drain and tw.tensor_done - self.drain_slack > t:
                 t = tw.tensor_done - self.drain_slack

@@ -3,7 +3,9 @@
 
 Each trip of a warp's loop reads the clock, runs K mma of one form (each on the last one's accumulator) and
 reads the clock again; the kernel keeps the least, the greatest and the mean of the two reads' difference over
-32 trips (``clock_none``: K = 0). One warp, or five (warps 0 and 4 on one sub-partition).
+32 trips (``clock_none``: K = 0). ``clock_use_U``: U dependent xor of the first read's value between the reads.
+``clock_loop_*``: one read a trip, after K mma, its value xor-ed into a register; the difference is the trip.
+One warp, or five (warps 0 and 4 on one sub-partition).
 
     python -m warpsim.timing.clock_read [FILE]    # the GPU's cycles beside warpsim's (default: the H200 file)
 """
@@ -21,7 +23,10 @@ PATH = os.path.join(REPO, "traces", "h200", "clock_read.json")
 KERNELS = {"clock_none": ("", 0),
            **{f"clock_sp_k16_{k}": ("sparse m16n8k16 f32", k) for k in (1, 2, 4)},
            **{f"clock_sp_k32_{k}": ("sparse m16n8k32 f32", k) for k in (1, 2, 4)},
-           **{f"clock_k16_{k}": ("dense m16n8k16 f32", k) for k in (1, 2, 4)}}
+           **{f"clock_k16_{k}": ("dense m16n8k16 f32", k) for k in (1, 2, 4)},
+           **{f"clock_use_{u}": (f"{u} xor of the first read's value between", 0) for u in (1, 2)},
+           **{f"clock_loop_{n}": ("one read a trip, after K sparse m16n8k16 f32", k)
+              for n, k in (("0", 0), ("sp_k16_1", 1), ("sp_k16_8", 8))}}
 WARPS = (1, 5)
 TRIPS = 32  #: the trips measured (the kernel runs one more first)
 

@@ -18,7 +18,7 @@ Structure (no per-lane or per-cycle work):
   (``drain_tensor_at_branch``) and, at the end of a block with a store, for the store's register read
   (``store_read``; a global store's read waits ``store_read_other`` more per other warp of the
   sub-partition with a tensor op in flight before it; off in the table: ``store_pipe``, the store holding the
-  sub-partition's tensor pipe, and ``clock_after``, a clock read waiting for its warp's last tensor op).
+  sub-partition's tensor pipe).
 * Global loads go through a sectored L1 per SM (``memory``): a 32-byte sector present (or being filled)
   costs the L1 hit latency, a missing one is fetched from L2 (its line ``l2_hit`` cycles away, or ``l2_far``
   for a share of the lines picked by a hash of the address; ``own_fill``: a sector another warp's request is
@@ -106,7 +106,7 @@ class _Wake(Event):
 class _TW:
     """Timing state of one warp."""
 
-    __slots__ = ("w", "sp", "cta_index", "t_next", "ready", "ver", "tensor_done", "tensor_at", "queue", "qi", "nsunk",
+    __slots__ = ("w", "sp", "cta_index", "t_next", "ready", "ver", "tensor_done", "queue", "qi", "nsunk",
                  "owed", "si", "cur", "prev_done", "first_issue", "first_ready", "skip_hoisted", "memo",
                  "blocked", "recs", "gaddr", "last_block", "last_t", "state", "pred_at", "slot", "memo_key",
                  "st_read", "st_others", "emu", "c_key", "c_qi", "c_it", "c_opr", "c_since", "c_base")
@@ -117,7 +117,6 @@ class _TW:
         self.ready = [0.0] * nslots
         self.ver: dict = {}
         self.tensor_done = 0.0
-        self.tensor_at = -_INF   # when its last tensor op issued (clock_after)
         self.queue: tuple = ()
         self.qi = 0
         self.nsunk = 0
@@ -205,7 +204,6 @@ class TimedEngine(WarpChoice):
         self.store_read = float(iss.get("store_read", 0.0))
         self.store_read_other = float(iss.get("store_read_other", 0.0))
         self.store_pipe = float(iss.get("store_pipe", 0.0))
-        self.clock_after = float(iss.get("clock_after", -_INF))
         shr = iss.get("tensor_sharing", {})
         self.t_switch = float(shr.get("switch", 0.0))
         self.t_xw = float(shr.get("inflight_other", 0.0))
@@ -430,8 +428,6 @@ class TimedEngine(WarpChoice):
                 t = u
             if sp.t_issue > t:
                 t = sp.t_issue
-            if it.clock and tw.tensor_at + self.clock_after > t:
-                t = tw.tensor_at + self.clock_after
             if it.branch:
                 if drain and tw.tensor_done - slack > t:
                     t = tw.tensor_done - slack
@@ -476,7 +472,6 @@ class TimedEngine(WarpChoice):
             if it.tensor:
                 if done > tw.tensor_done:
                     tw.tensor_done = done
-                tw.tensor_at = t
                 if record:
                     self.tl.tensor.append((sp.smo.index, sp.index, t, t + it.ii, tw.cta_index, w.warp_id, pc))
             elif it.branch and (w.pc if w.lpc is None else int(w.lpc.min())) != pc + 1 and not w.done:
@@ -762,7 +757,6 @@ class TimedEngine(WarpChoice):
         if it.tensor:
             if done > tw.tensor_done:
                 tw.tensor_done = done
-            tw.tensor_at = t
             if self.record:
                 self.tl.tensor.append((sp.smo.index, sp.index, t, t + it.ii, tw.cta_index, w.warp_id, pc))
         elif it.branch and (w.pc if w.lpc is None else int(w.lpc.min())) != pc + 1 and not w.done:
@@ -893,7 +887,6 @@ class TimedEngine(WarpChoice):
         if st.unit == "tensor":
             if done > tw.tensor_done:
                 tw.tensor_done = done
-            tw.tensor_at = t
             if self.record:
                 self.tl.tensor.append((sp.smo.index, sp.index, t, t + span, tw.cta_index, tw.w.warp_id,
                                        tw.cur.pc))

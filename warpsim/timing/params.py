@@ -8,8 +8,7 @@ A table module defines ``TABLE``: a dict with
   waits until every in-flight tensor op of its warp has written back: ptxas schedules HMMA/IMMA with
   fixed stall counts and does not carry them across a basic-block boundary), ``barrier`` (cycles from
   the last arrival at ``bar.sync`` to the first issue after it); off unless set, ``store_pipe`` (a global
-  store holds its sub-partition's tensor pipe that many ops' ii) and ``clock_after`` (a clock read issues no sooner
-  than that many cycles after its warp's last tensor op);
+  store holds its sub-partition's tensor pipe that many ops' ii);
 * ``units``: ``{unit: {"ii": cycles, "scope": "sp" | "sm"}}`` — a pipe accepts one warp instruction
   every ``ii`` cycles, per sub-partition or shared by the SM;
 * ``classes``: ``{timing class: {"unit": unit, "latency": cycles}}`` for every class in

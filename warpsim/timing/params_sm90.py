@@ -73,13 +73,14 @@ TABLE = {
         # and ``store_read_other`` 5, 1.0 keeps the trips kernels with 16 warps at ILP 1 within 5 % (own_fill
         # alone: 10-13 % short; 1.25: sparse k32 ILP 4 with 12 warps 7.5 % short, 0.75: the dense ILP 1 trips
         # with 16 warps 6.6 %), the native table 867 of 867 (mean error 0.89 % against the table's 0.76 %), the
-        # full table 1,139 of 1,143. ``clock_after`` (absent: off): a clock read issues no sooner than this many
-        # cycles after its warp's last tensor op. The H100's trip costs its clock read: one warp's store-free trip
-        # (the clock xor-ed into a register) takes 47-50 cycles from its last mma to the next trip's first in all
-        # three forms (latency 16.75 or 24), the table's 11-17 cycles less (4.5-11 % short; store_read puts the
-        # cost on the store). At 19 every store-free run with 1-3 warps a sub-partition is within 2.1 %, but
-        # refitted on the 39 trips runs (store_read 0-10, store_read_other 5-15) the best has a mean error of
-        # 2.3 % against the table's 1.3 %, the one-warp trips up to 5 % long.
+        # full table 1,139 of 1,143. The trip's own cost (store_read here) is not the store's: one warp's store-free
+        # trip (the clock xor-ed into a register) is 23-32 cycles longer than the plain loop's 8 x the latency,
+        # the engine's 11-17 cycles less; the clock read waits for no mma (traces/h200/clock_read.json: it issues 2
+        # cycles after a lone mma). The H100's store-free trip takes 47-50 cycles from its last mma to the next
+        # trip's first, its SASS tail's stall counts about 29: the rest looks like the taken branch's redirect,
+        # which ptxas hides behind the mma chain in the plain loop. branch_taken 20 with store_read 10 puts the
+        # store-free runs with 1-3 warps a sub-partition within 3.7 %, but with the branch waiting for the
+        # drain it puts the plain kernels up to 19 % long (366 of the 867 native configurations within 5 %).
         "store_pipe": 0.0,
         # several warps on one tensor pipe: the pipe takes an op from another warp than its last one
         # ``switch`` cycles later than its ii, and an op completes ``inflight_other`` cycles later per tensor op

@@ -73,6 +73,80 @@ __device__ __forceinline__ void clock_after(const unsigned *in, long long *T, fl
     sink[threadIdx.x] = d[0] + d[1] + d[2] + d[3];
 }
 
+template <int U>
+__device__ __forceinline__ void clock_use(long long *T, float *sink)
+{
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    long long lo = 1LL << 40, hi = 0, sum = 0, x = lane;
+#pragma unroll 1
+    for (int trip = 0; trip < TRIPS; ++trip) {
+        const long long t0 = clock_read();
+        asm volatile("xor.b64 %0, %0, %1;" : "+l"(x) : "l"(t0));
+#pragma unroll
+        for (int u = 1; u < U; ++u) asm volatile("xor.b64 %0, %0, 1;" : "+l"(x));
+        const long long t1 = clock_read();
+        if (trip > 0) {
+            const long long dt = t1 - t0;
+            lo = dt < lo ? dt : lo;
+            hi = dt > hi ? dt : hi;
+            sum += dt;
+        }
+    }
+    if (lane == 0) {
+        T[3 * warp] = lo;
+        T[3 * warp + 1] = hi;
+        T[3 * warp + 2] = sum;
+    }
+    sink[threadIdx.x] = (float)(x & 1);
+}
+
+#define CLOCK_USE(NAME, U)                                                                            \
+    extern "C" __global__ void NAME(const unsigned *, long long *T, float *sink) { clock_use<U>(T, sink); }
+
+CLOCK_USE(clock_use_1, 1)
+CLOCK_USE(clock_use_2, 2)
+
+template <int K>
+__device__ __forceinline__ void clock_loop(const unsigned *in, long long *T, float *sink)
+{
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    unsigned a[4], b[4];
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+        a[i] = in[lane * 8 + i];
+        b[i] = in[lane * 8 + 4 + i];
+    }
+    float d[4] = {0.f, 0.f, 0.f, 0.f};
+    long long lo = 1LL << 40, hi = 0, sum = 0, x = 0, t0 = clock_read();
+#pragma unroll 1
+    for (int trip = 0; trip < TRIPS; ++trip) {
+#pragma unroll
+        for (int k = 0; k < K; ++k) mma_sp_k16(d, a, b, 0x44444444u);
+        const long long t1 = clock_read();
+        x ^= t1;
+        if (trip > 0) {
+            const long long dt = t1 - t0;
+            lo = dt < lo ? dt : lo;
+            hi = dt > hi ? dt : hi;
+            sum += dt;
+        }
+        t0 = t1;
+    }
+    if (lane == 0) {
+        T[3 * warp] = lo;
+        T[3 * warp + 1] = hi;
+        T[3 * warp + 2] = sum;
+    }
+    sink[threadIdx.x] = d[0] + d[1] + d[2] + d[3] + (float)(x & 1);
+}
+
+#define CLOCK_LOOP(NAME, K)                                                                           \
+    extern "C" __global__ void NAME(const unsigned *in, long long *T, float *sink) { clock_loop<K>(in, T, sink); }
+
+CLOCK_LOOP(clock_loop_0, 0)
+CLOCK_LOOP(clock_loop_sp_k16_1, 1)
+CLOCK_LOOP(clock_loop_sp_k16_8, 8)
+
 #define CLOCK_AFTER(NAME, K, MMA)                                                                     \
     extern "C" __global__ void NAME(const unsigned *in, long long *T, float *sink)                    \
     {                                                                                                 \
