@@ -266,6 +266,12 @@ def test_the_h200_runs_the_h100s_timing_kernels_in_its_cycles():
     ("l1_hit", '{"how": "x", "rows": []}', r"other\.json: no launches"),
     ("l1_order", '{"how": "x", "rows": [{"stride": 36, "warps": 4, "t": []}]}',
      r"other\.json: a row \(stride 36, 4 warps\) is not of STRIDES and WARPS"),
+    ("clock_read", '{"how": "x", "rows": [{"kernel": "clock_k16_1", "warps": 5, "t": [[1, 2, 3]]}]}',
+     r"other\.json: a row \('clock_k16_1', 5 warps\) is not of KERNELS and WARPS"),
+    ("clock_read", '{"how": "x", "rows": []}', r"other\.json: no launches"),
+    ("store_sharing", '{"how": "x", "sp_f16_k16_f32": {}, "dense_f16_k16_f32": {}, "sp_f16_k32_f32": {}}',
+     r"other\.json: sp_f16_k16_f32 base with 4 warps has no start and end clocks"),
+    ("store_sharing", '{"how": "x"}', r"other\.json: not the store_sharing measurement"),
 ])
 def test_measurement_files_are_checked_when_read(tmp_path, module, text, message):
     """A file that is not what the analysis reads is named, with what it lacks."""

@@ -30,7 +30,16 @@ REPS = 32
 
 def load(path: str = PATH) -> dict:
     from warpsim.timing import measurement
-    return measurement.load(path, "store_sharing", FORMS)
+    doc = measurement.load(path, "store_sharing", ("how",) + FORMS)
+    for form in FORMS:
+        for kind in VARIANTS:
+            for w in WARPS:
+                x = (doc[form].get(kind) or {}).get(str(w)) or {}
+                shapes = {measurement.shape(x.get("start")), measurement.shape(x.get("end"))}
+                if len(shapes) != 1 or len(next(iter(shapes))) != 2 or next(iter(shapes))[1] != w:
+                    raise ValueError(f"{path}: {form} {kind} with {w} warps has no start and end clocks of "
+                                     f"{w} warps a launch")
+    return doc
 
 
 @functools.lru_cache(maxsize=None)
