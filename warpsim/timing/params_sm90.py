@@ -80,7 +80,9 @@ TABLE = {
         # trip's first, its SASS tail's stall counts about 29: the rest looks like the taken branch's redirect,
         # which ptxas hides behind the mma chain in the plain loop. branch_taken 20 with store_read 10 puts the
         # store-free runs with 1-3 warps a sub-partition within 3.7 %, but with the branch waiting for the
-        # drain it puts the plain kernels up to 19 % long (366 of the 867 native configurations within 5 %).
+        # drain it puts the plain kernels up to 19 % long (366 of the 867 native configurations within 5 %);
+        # with drain_tensor_at_branch off, branch_taken 18 and store_read 15 put 861 of the 867 within 5 %
+        # (median 0.9 %) with nothing else refitted (TIMING_FINDINGS.md, "The per-trip store's variants").
         "store_pipe": 0.0,
         # several warps on one tensor pipe: the pipe takes an op from another warp than its last one
         # ``switch`` cycles later than its ii, and an op completes ``inflight_other`` cycles later per tensor op
