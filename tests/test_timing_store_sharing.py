@@ -2,7 +2,8 @@
 trips kernels with only the trip's store changed, ``traces/capture/store_sharing.py``) run by the H100 and by
 warpsim from the same PTX (``python -m warpsim.timing.store_sharing``). The table was fitted to the recorded
 kernels (``base``), not to these variants; what the variants show the engine lacks is held here, with the
-table's options (off) that follow it and what they cost the recorded kernels."""
+table's option (off) that follows it and what it costs the recorded kernels, and what the H200's clock_read probe
+says a clock read waits for (``traces/h200/clock_read.json``)."""
 from __future__ import annotations
 
 import os
