@@ -38,15 +38,13 @@ def inputs() -> np.ndarray:
 
 def load(path: str = PATH) -> dict:
     from warpsim.timing import measurement
-    doc = measurement.load(path, "clock_read", ("how", "rows"))
-    if not doc["rows"]:
-        raise ValueError(f"{path}: no launches")
-    for r in doc["rows"]:
+
+    def bad(r):
         if r.get("kernel") not in KERNELS or r.get("warps") not in WARPS \
                 or measurement.shape(r.get("t")) != (r.get("warps"), 3):
-            raise ValueError(f"{path}: a row ({r.get('kernel')!r}, {r.get('warps')!r} warps) is not of KERNELS and "
-                             "WARPS with (least, greatest, sum) a warp")
-    return doc
+            return (f"a row ({r.get('kernel')!r}, {r.get('warps')!r} warps) is not of KERNELS and WARPS with "
+                    "(least, greatest, sum) a warp")
+    return measurement.load_rows(path, "clock_read", bad)
 
 
 def stats(t) -> tuple[float, float, float]:

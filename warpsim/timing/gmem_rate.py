@@ -46,14 +46,11 @@ def cycles(t) -> tuple[float, float]:
 
 def load(path: str = PATH) -> dict:
     from warpsim.timing import measurement
-    doc = measurement.load(path, "gmem_rate", ("how", "rows"))
-    if not doc["rows"]:
-        raise ValueError(f"{path}: no launches")
-    for r in doc["rows"]:
+
+    def bad(r):
         if r.get("kernel") not in KERNELS or measurement.shape(r.get("t")) != (r.get("warps"), 2):
-            raise ValueError(f"{path}: a row of kernel {r.get('kernel')!r} is not one of {', '.join(KERNELS)} "
-                             "with two clocks a warp")
-    return doc
+            return f"a row of kernel {r.get('kernel')!r} is not one of {', '.join(KERNELS)} with two clocks a warp"
+    return measurement.load_rows(path, "gmem_rate", bad)
 
 
 def measured(doc: dict) -> dict:

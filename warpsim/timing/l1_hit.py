@@ -80,16 +80,13 @@ def cycles(t) -> float:
 
 def load(path: str = PATH) -> dict:
     from warpsim.timing import measurement
-    doc = measurement.load(path, "l1_hit", ("how", "rows"))
-    if not doc["rows"]:
-        raise ValueError(f"{path}: no launches")
     known = set(configs())
-    for r in doc["rows"]:
+
+    def bad(r):
         key = (r.get("kernel"), r.get("stride"), r.get("warps"), r.get("groups"))
         if key not in known or measurement.shape(r.get("t")) != (r.get("warps"), 2):
-            raise ValueError(f"{path}: a row ({', '.join(map(repr, key))}) is not one of l1_hit.configs() with "
-                             "two clocks a warp")
-    return doc
+            return f"a row ({', '.join(map(repr, key))}) is not one of l1_hit.configs() with two clocks a warp"
+    return measurement.load_rows(path, "l1_hit", bad)
 
 
 def measured(doc: dict) -> dict:

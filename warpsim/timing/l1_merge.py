@@ -44,15 +44,13 @@ def cycles(t) -> tuple[float, float]:
 
 def load(path: str = PATH) -> dict:
     from warpsim.timing import measurement
-    doc = measurement.load(path, "l1_merge", ("how", "rows"))
-    if not doc["rows"]:
-        raise ValueError(f"{path}: no launches")
-    for r in doc["rows"]:
+
+    def bad(r):
         if r.get("kernel") not in KERNELS or (r.get("warps"), r.get("groups")) not in CONFIGS \
                 or measurement.shape(r.get("t")) != (r.get("warps"), 2):
-            raise ValueError(f"{path}: a row of kernel {r.get('kernel')!r} is not one of {', '.join(KERNELS)} "
-                             "with warps and groups of CONFIGS and two clocks a warp")
-    return doc
+            return (f"a row of kernel {r.get('kernel')!r} is not one of {', '.join(KERNELS)} with warps and groups "
+                    "of CONFIGS and two clocks a warp")
+    return measurement.load_rows(path, "l1_merge", bad)
 
 
 def measured(doc: dict) -> dict:

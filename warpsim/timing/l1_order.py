@@ -51,15 +51,13 @@ def spans(t) -> tuple[float, float]:
 
 def load(path: str = PATH) -> dict:
     from warpsim.timing import measurement
-    doc = measurement.load(path, "l1_order", ("how", "rows"))
-    if not doc["rows"]:
-        raise ValueError(f"{path}: no launches")
-    for r in doc["rows"]:
+
+    def bad(r):
         if r.get("stride") not in STRIDES or r.get("warps") not in WARPS \
                 or measurement.shape(r.get("t")) != (r.get("warps"), N + 1):
-            raise ValueError(f"{path}: a row (stride {r.get('stride')!r}, {r.get('warps')!r} warps) is not of "
-                             f"STRIDES and WARPS with {N + 1} clocks a warp")
-    return doc
+            return (f"a row (stride {r.get('stride')!r}, {r.get('warps')!r} warps) is not of STRIDES and WARPS with "
+                    f"{N + 1} clocks a warp")
+    return measurement.load_rows(path, "l1_order", bad)
 
 
 def measured(doc: dict) -> dict:

@@ -17,6 +17,19 @@ def load(path: str, kind: str, keys: tuple) -> dict:
     return doc
 
 
+def load_rows(path: str, kind: str, bad, keys: tuple = ("how", "rows")) -> dict:
+    """:func:`load` of a file of launches (``rows``, at least one), each row checked by ``bad(row)``: None, or
+    what is wrong with it, raised as a ValueError naming the file."""
+    doc = load(path, kind, keys)
+    if not doc["rows"]:
+        raise ValueError(f"{path}: no launches")
+    for r in doc["rows"]:
+        why = bad(r)
+        if why:
+            raise ValueError(f"{path}: {why}")
+    return doc
+
+
 def expanded(runs: list) -> list:
     """A run-length coded list (``[[item, count], ...]``, as the capture scripts' ``runs_of`` writes the loops of a
     measurement file) in full."""

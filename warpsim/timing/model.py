@@ -742,8 +742,7 @@ class TimedEngine(WarpChoice):
         ready = tw.ready
         done = t + it.lat
         if it.tensor:
-            done = self._tensor_issue(tw, sp, t, done)
-            sp.t_ii = it.ii
+            done = self._tensor_issue(tw, sp, t, done, it.ii)
         (sp.smo.units if it.sm_unit else sp.units)[it.uidx] = t + it.ii
         if rec is not None:
             rec[4], rec[5], rec[6] = t, (tw.c_opr if tw.c_key == tw.t_next and tw.c_qi == tw.qi
@@ -846,10 +845,10 @@ class TimedEngine(WarpChoice):
         h = (line * 0x9E3779B97F4A7C15) & 0xFFFFFFFFFFFFFFFF
         return self.l2_far if (h >> 54) < self.l2_far_cut else self.l2_hit
 
-    def _tensor_issue(self, tw, sp, t, done):
-        """A tensor op of ``tw`` enters ``sp``'s pipe at ``t``: its completion is delayed by ``inflight_other``
-        per tensor op of another warp still in flight there (tensor_sharing)."""
-        sp.tlast = tw
+    def _tensor_issue(self, tw, sp, t, done, ii):
+        """A tensor op of ``tw`` enters ``sp``'s pipe at ``t`` for ``ii`` cycles: its completion is delayed by
+        ``inflight_other`` per tensor op of another warp still in flight there (tensor_sharing)."""
+        sp.tlast, sp.t_ii = tw, ii
         if self.store_read_other and sp.st_until > t and len(sp.warps) > 1:  # a global store's read pending
             for ow in sp.warps:
                 if ow is not tw and ow.st_others is not None and ow.st_read > t and tw not in ow.st_others:
@@ -879,8 +878,7 @@ class TimedEngine(WarpChoice):
         last = t + (st.count - 1) * st.ii
         done = last + st.latency
         if st.unit == "tensor":
-            done = self._tensor_issue(tw, sp, t, done)
-            sp.t_ii = span
+            done = self._tensor_issue(tw, sp, t, done, span)
         nxt = t + (st.warp_busy or (span if st.count > 1 else 1.0))
         if nxt > tw.t_next:
             tw.t_next = nxt

@@ -48,15 +48,13 @@ def cycles(t) -> float:
 
 def load(path: str = PATH) -> dict:
     from warpsim.timing import measurement
-    doc = measurement.load(path, "record_merge", ("how", "rows"))
-    if not doc["rows"]:
-        raise ValueError(f"{path}: no launches")
-    for r in doc["rows"]:
+
+    def bad(r):
         if r.get("warps") not in WARPS or r.get("own") not in (0, 1) or r.get("before") not in BEFORE \
                 or measurement.shape(r.get("t")) != (r.get("warps"), 2):
-            raise ValueError(f"{path}: a row ({r.get('warps')!r} warps, own {r.get('own')!r}, before "
-                             f"{r.get('before')!r}) is not of WARPS, own 0/1 and BEFORE with two clocks a warp")
-    return doc
+            return (f"a row ({r.get('warps')!r} warps, own {r.get('own')!r}, before {r.get('before')!r}) is not "
+                    "of WARPS, own 0/1 and BEFORE with two clocks a warp")
+    return measurement.load_rows(path, "record_merge", bad)
 
 
 def measured(doc: dict) -> dict:

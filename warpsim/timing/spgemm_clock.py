@@ -129,15 +129,14 @@ def shape(kernel: str) -> tuple:
 
 def load(path: str = PATH) -> dict:
     from warpsim.timing import measurement
-    doc = measurement.load(path, "spgemm_clock", ("how", "inputs", "d_sha256", "rows"))
-    if not doc["rows"]:
-        raise ValueError(f"{path}: no launches")
-    for r in doc["rows"]:
+
+    def bad(r):
         name = r.get("kernel")
         if name not in KERNELS or "repeat" not in r or "before" not in r or \
                 measurement.shape(r.get("t")) != shape(name):
-            raise ValueError(f"{path}: a row of kernel {name!r} is not one of {sorted(KERNELS)} with its repeat, "
-                             "launch condition and CTAs x warps x stamps clocks")
+            return (f"a row of kernel {name!r} is not one of {sorted(KERNELS)} with its repeat, launch condition "
+                    "and CTAs x warps x stamps clocks")
+    doc = measurement.load_rows(path, "spgemm_clock", bad, ("how", "inputs", "d_sha256", "rows"))
     check_inputs(doc, path, KERNELS)
     return doc
 

@@ -68,14 +68,13 @@ def phases(t) -> dict:
 
 def load(path: str = PATH) -> dict:
     from warpsim.timing import measurement
-    doc = measurement.load(path, "spgemm_phase", ("how", "inputs", "d_sha256", "rows"))
-    if not doc["rows"]:
-        raise ValueError(f"{path}: no launches")
-    for r in doc["rows"]:
+
+    def bad(r):
         k = r.get("kernel")
         if k not in KERNELS or "repeat" not in r or "before" not in r or measurement.shape(r.get("t")) != shape(k):
-            raise ValueError(f"{path}: a row of kernel {k!r} is not one of {', '.join(KERNELS)} with its repeat, "
-                             "launch condition and stamps")
+            return (f"a row of kernel {k!r} is not one of {', '.join(KERNELS)} with its repeat, launch condition "
+                    "and stamps")
+    doc = measurement.load_rows(path, "spgemm_phase", bad, ("how", "inputs", "d_sha256", "rows"))
     spgemm_clock.check_inputs(doc, path, KERNELS)
     return doc
 
