@@ -10,15 +10,13 @@ into the L2), then LAUNCHES launches, each after the L1 reset of the timing trac
 """
 from __future__ import annotations
 
-import json
 import sys
-import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 sys.path.insert(0, str(HERE))
-from spgemm_clock import analysis_module, build_ptx, main_cli, write_summary  # noqa: E402
+from spgemm_clock import analysis_module, build_ptx, main_cli, write_device_doc, write_summary  # noqa: E402
 
 SOURCE = HERE / "kernels" / "gmem_rate.cu"
 PTX = HERE / "kernels" / "gmem_rate.ptx"
@@ -45,13 +43,7 @@ def device(out: Path) -> int:
                 cp.cuda.Device().synchronize()
                 if rep >= 0:
                     rows.append({"kernel": kernel, "warps": warps, "repeat": rep, "t": t.get().tolist()})
-    dev = cp.cuda.runtime.getDeviceProperties(0)
-    doc = {"device": dev["name"].decode(), "cupy": cp.__version__, "clock_khz": dev["clockRate"],
-           "created": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "rows": rows}
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "gmem_rate.json").write_text(json.dumps(doc))
-    print(f"{len(rows)} launches on {doc['device']} written to {out / 'gmem_rate.json'}")
-    return 0
+    return write_device_doc(cp, out, "gmem_rate", rows=rows)
 
 
 def summarise(out: Path) -> int:
