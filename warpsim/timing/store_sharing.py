@@ -35,8 +35,8 @@ def load(path: str = PATH) -> dict:
         for kind in VARIANTS:
             for w in WARPS:
                 x = (doc[form].get(kind) or {}).get(str(w)) or {}
-                shapes = {measurement.shape(x.get("start")), measurement.shape(x.get("end"))}
-                if len(shapes) != 1 or len(next(iter(shapes))) != 2 or next(iter(shapes))[1] != w:
+                start, end = measurement.shape(x.get("start")), measurement.shape(x.get("end"))
+                if start != end or len(start) != 2 or start[1] != w:
                     raise ValueError(f"{path}: {form} {kind} with {w} warps has no start and end clocks of "
                                      f"{w} warps a launch")
     return doc
