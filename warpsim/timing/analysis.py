@@ -73,6 +73,8 @@ class InsTiming:
     gstore: bool = False    # a global store: its register read waits for other warps' tensor ops (store_read_other)
     gsaddr: tuple | None = None  # a global store's (base register, offset, space, bytes a lane): the store port
     sass: dict | None = None  # the kernel's SASS loop profile, when an emulated mma follows it
+    taken_cost: bool = True  # a taken branch costs ``issue.branch_taken``; not that closing a SASS-timed loop,
+                             # whose trip sass_sim times with its own branch
 
 
 def _regs(op, out):
@@ -254,7 +256,11 @@ def _ptxas_sequences(program, params, out, order, unit_index):
     for it in emu:
         per_block.setdefault(order.block_of[it.pc], []).append(it)
     loop = max(per_block.values(), key=len)  # the profiled loop: the block with the emulated mma
-    own = _own_issue_cycles(order.entry[order.block_of[loop[0].pc]], out)
+    pcs = order.entry[order.block_of[loop[0].pc]]
+    own = _own_issue_cycles(pcs, out)
+    for pc in pcs:
+        if pc < len(out) and out[pc].branch:
+            out[pc].taken_cost = False
     stage = sass_sim.SassStage(sass_sim.profile_loop(prof, cfg, params.tensor), len(loop), own)
     u = "sass"  # a unit of its own: the SASS sequence's pipes are inside sass_sim
     uidx = unit_index.setdefault(u, len(unit_index))

@@ -197,6 +197,10 @@ class TimedEngine(WarpChoice):
         self.drain = bool(iss["drain_tensor_at_branch"])
         self.drain_slack = float(iss.get("drain_slack", 0.0))
         self.br_pen = float(iss["branch_taken"])
+        # drain_at_target: the branch issues without waiting for the drain; the instruction after it waits
+        self.drain_target = bool(iss.get("drain_at_target", False))
+        if self.drain_target:
+            self.drain = False
         self.bar_lat = float(iss["barrier"])
         self.policy = iss.get("policy", "lrr")
         self.greedy = self.policy == "greedy-lrr"
@@ -474,8 +478,9 @@ class TimedEngine(WarpChoice):
                     tw.tensor_done = done
                 if record:
                     self.tl.tensor.append((sp.smo.index, sp.index, t, t + it.ii, tw.cta_index, w.warp_id, pc))
-            elif it.branch and (w.pc if w.lpc is None else int(w.lpc.min())) != pc + 1 and not w.done:
-                tw.t_next = t + 1.0 + self.br_pen
+            elif it.branch and not w.done:
+                taken = it.taken_cost and (w.pc if w.lpc is None else int(w.lpc.min())) != pc + 1
+                tw.t_next = self._after_branch(tw, t, taken)
             tw.qi = qi + 1
             tw.last_t = t
             if qi + 1 >= len(q):
@@ -486,6 +491,14 @@ class TimedEngine(WarpChoice):
                         tw.owed = sunk[1]
             if w.done or w.blocked is not None:
                 return
+
+    def _after_branch(self, tw, t, taken: bool) -> float:
+        """The cycle the instruction after a branch issued at ``t`` may issue: ``branch_taken`` later if the
+        branch was taken and, with ``drain_at_target``, no earlier than the drain of the warp's tensor ops."""
+        n = t + 1.0 + (self.br_pen if taken else 0.0)
+        if self.drain_target and tw.tensor_done - self.drain_slack + 1.0 > n:
+            n = tw.tensor_done - self.drain_slack + 1.0
+        return n
 
     def _idle(self, sp):
         """No warp of ``sp`` can issue: every live one waits at a barrier (a release pushes it again)."""
@@ -624,8 +637,9 @@ class TimedEngine(WarpChoice):
                 key = (it.emulated,) + tuple((r, tw.ver.get(r, 0)) for r in it.rs_ab)
                 tw.skip_hoisted = key in tw.memo
                 tw.memo_key = key
-            if it.branch and (w.pc if w.lpc is None else int(w.lpc.min())) != pc + 1 and not w.done:
-                tw.t_next = t + 1.0 + self.br_pen
+            if it.branch and not w.done:
+                taken = it.taken_cost and (w.pc if w.lpc is None else int(w.lpc.min())) != pc + 1
+                tw.t_next = self._after_branch(tw, t, taken)
         it = tw.cur
         if it.store:
             self._issue_store(tw, t, it)
@@ -758,8 +772,9 @@ class TimedEngine(WarpChoice):
                 tw.tensor_done = done
             if self.record:
                 self.tl.tensor.append((sp.smo.index, sp.index, t, t + it.ii, tw.cta_index, w.warp_id, pc))
-        elif it.branch and (w.pc if w.lpc is None else int(w.lpc.min())) != pc + 1 and not w.done:
-            tw.t_next = t + 1.0 + self.br_pen
+        elif it.branch and not w.done:
+            taken = it.taken_cost and (w.pc if w.lpc is None else int(w.lpc.min())) != pc + 1
+            tw.t_next = self._after_branch(tw, t, taken)
         tw.qi += 1
         tw.last_t = t
         if tw.qi >= len(tw.queue):
