@@ -32,23 +32,23 @@ def test_spgemm_d_is_the_gpus_bit_for_bit(spgemm):
 #: warpsim / H200 - 1 in both launch conditions, warpsim timed as the H200 (its L2, ``params_sm90.TABLE["devices"]``).
 #: A change of the model that moves one out fails here.
 KERNEL_ERROR = {
-    "spgemm_clock_k1024": (-0.085, -0.055),   # -7.0 %
-    "spgemm_clock_k256": (-0.055, -0.025),    # -3.7 / -3.8 %
-    "spgemm_clock_pf_k1024": (-0.07, -0.035),  # -5.0 / -5.1 %: B prefetched into registers
-    "spgemm_clock_w8_k1024": (-0.17, -0.14),   # -15.6 / -15.7 %: 8 warps; its K step 14 % short
+    "spgemm_clock_k1024": (-0.075, -0.045),   # -6.0 %
+    "spgemm_clock_k256": (-0.045, -0.015),    # -2.9 %
+    "spgemm_clock_pf_k1024": (-0.05, -0.02),  # -3.1 / -3.2 %: B prefetched into registers
+    "spgemm_clock_w8_k1024": (-0.17, -0.14),   # -15.5 / -15.6 %: 8 warps; its K step 14 % short
 }
 
 
 def test_spgemm_kernel_cycles_beside_the_h200(spgemm):
-    """Out of sample: the 4-warp kernels 4-7 % short of the H200 (K steps within 8 %), the 8-warp one 16 % short:
-    its K step takes 1,150 cycles on the H200 against 910 with 4 warps (warpsim 983 and 849), and its D stores
-    540 against 180 (warpsim 297 and 141). Where a step's cycles go is in :func:`test_spgemm_phases`."""
+    """Out of sample: the 4-warp kernels 3-6 % short of the H200 (K steps within 7 %), the 8-warp one 16 % short:
+    its K step takes 1,150 cycles on the H200 against 910 with 4 warps (warpsim 984 and 859), and its D stores
+    540 against 180 (warpsim 288 and 130). Where a step's cycles go is in :func:`test_spgemm_phases`."""
     for r in spgemm:
         err = {p: r["warpsim"][p] / r["gpu"][p] - 1 for p in ("kernel", "first", "step", "tail")}
         lo, hi = KERNEL_ERROR[r["kernel"]]
         assert lo < err["kernel"] < hi, (r, err)
         if r["kernel"] != "spgemm_clock_w8_k1024":
-            assert abs(err["step"]) < 0.08 and -0.13 < err["first"] < -0.09 and -0.27 < err["tail"] < -0.13, (r, err)
+            assert abs(err["step"]) < 0.07 and -0.13 < err["first"] < -0.09 and -0.32 < err["tail"] < -0.2, (r, err)
         else:
             assert -0.16 < err["step"] < -0.13 and -0.5 < err["tail"] < -0.4, (r, err)
 
@@ -428,8 +428,8 @@ def test_record_merge_the_recorded_kernels_loads():
     read and 6 after) on the H200: with every warp the same records, as recorded, 12-16 warps take 139-170 cycles
     between the clock reads, more than with records of their own (123-138 with 16 warps). The engine shares the
     fills, so its 8-16 warps all hit at once, and the SM's tag stage (4 lines a cycle, ``l1_hit``) queues their
-    10-line requests: 29-39 % long; with records of their own 18-31 % short; fetching again (``own_fill``), which
-    spreads the warps as the H200 does, 44 % short of the shared ones: the hits cost the H200 more than the tag
+    10-line requests: 39-48 % long; with records of their own 7-21 % short; fetching again (``own_fill``), which
+    spreads the warps as the H200 does, 35 % short of the shared ones: the hits cost the H200 more than the tag
     stage and the data path give (not found)."""
     got = record_merge.measured(record_merge.load())
     own_fill = _own_fill()
@@ -437,9 +437,9 @@ def test_record_merge_the_recorded_kernels_loads():
         for before in ("l1-reset", "none"):
             assert got[(w, 0, before)] >= got[(w, 1, before)] * 0.99, (w, before)
         shared = record_merge.cycles(record_merge.simulate(w, 0))
-        assert 0.25 < shared / got[(w, 0, "l1-reset")] - 1 < 0.42, (w, shared)
-        assert -0.34 < record_merge.cycles(record_merge.simulate(w, 1)) / got[(w, 1, "l1-reset")] - 1 < -0.15, w
-    assert -0.48 < record_merge.cycles(record_merge.simulate(16, 0, own_fill)) / got[(16, 0, "l1-reset")] - 1 < -0.4
+        assert 0.35 < shared / got[(w, 0, "l1-reset")] - 1 < 0.52, (w, shared)
+        assert -0.24 < record_merge.cycles(record_merge.simulate(w, 1)) / got[(w, 1, "l1-reset")] - 1 < -0.05, w
+    assert -0.4 < record_merge.cycles(record_merge.simulate(16, 0, own_fill)) / got[(16, 0, "l1-reset")] - 1 < -0.3
 
 
 def test_record_merge_the_h200_fetches_the_shared_records_again():
@@ -572,14 +572,14 @@ def test_l1_hit_the_tag_stage_is_the_sms(hit):
 
 def test_l1_hit_what_the_engine_lacks(hit):
     """Measured, not modelled: a lone hit's if-converted store after it (ptxas's ``ISETP`` waits 13 cycles for its
-    predicated ``STG``, the engine runs PTX's branch) and the hit latency (35-37 cycles from ``LDG`` to its
-    reader in the SASS, the engine 32 with ALU work ptxas folds: its chains within 8 %) leave one hit 12-21 %
-    short; and the miss path's order: 8-16 warps loading 32 lines a request first (stride 128) reach their clock
-    read 1,700-5,000 cycles apart on the H200, in the engine together, so their hits overlap more there (8
-    warps' dependent hits 82 % long)."""
+    predicated ``STG``; the engine runs PTX's branch, whose redirect, ``branch_taken`` 12, now brings one hit to
+    the H200's cycles at every stride, 0-2 short: the same time by another path; 12-21 % short without the
+    redirect), and the miss path's order: 8-16 warps loading 32 lines a request first (stride 128) reach their
+    clock read 1,700-5,000 cycles apart on the H200, in the engine together, so their hits overlap more there (8
+    warps' dependent hits 83 % long)."""
     for s in l1_hit.STRIDES:
         gpu, sim = hit[("l1_hit_n1", s, 1, 1)]
-        assert -0.22 < sim / gpu - 1 < -0.05, (s, gpu, sim)
+        assert -2 <= sim - gpu <= 0, (s, gpu, sim)
     doc = l1_hit.load()
     spread = [np.ptp(np.asarray(r["t"])[:, 0]) for r in doc["rows"]
               if (r["kernel"], r["stride"], r["warps"], r["groups"]) == ("l1_chain_n8", 128, 16, 1) and r["repeat"]]
@@ -612,15 +612,17 @@ def test_l1_hit_the_tag_stage_times_hits_only():
 def test_l1_order_the_l1_serves_the_warps_in_turn():
     """``l1_order``: 16 warps each issue 16 hits over the same lines, then read the clock after each word. On the
     H200 their last words come back close together (the last reads within 6-28 % of the run over 1, 10 or 32
-    lines: the L1 serves the warps' requests in turn), where the engine, first-come, spreads them over 31-70 %
-    of it (the warps of each sub-partition one after another). Measured, not modelled: the order of service, and
-    ptxas's if-converted store in the readout (30 cycles a word on the H200, 20 in the engine)."""
+    lines: the L1 serves the warps' requests in turn), where the engine, first-come, spreads them over 28-68 %
+    of it (the warps of each sub-partition one after another), 1.6-12x the H200's share. Measured, not
+    modelled: the order of service. The readout (ptxas's if-converted store, 30 cycles a word on the H200) takes
+    32 in the engine: PTX's branch and its redirect."""
     got = l1_order.measured(l1_order.load())
     for stride in (4, 40, 128, 132):
         ends, run = got[(stride, 16)]
         sim_ends, sim_run = l1_order.spans(l1_order.simulate(stride, 16))
-        assert ends / run < 0.3 and sim_ends / sim_run > 0.3, (stride, ends, run, sim_ends, sim_run)
+        assert ends / run < 0.3 and sim_ends / sim_run > max(1.5 * ends / run, ends / run + 0.15), (
+            stride, ends, run, sim_ends, sim_run)
     one = [np.median(np.diff(np.asarray(r["t"])[0, 1:])) for r in l1_order.load()["rows"]
            if (r["stride"], r["warps"]) == (4, 1) and r["repeat"]]
     assert all(28 <= d <= 32 for d in one), one
-    assert np.median(np.diff(l1_order.simulate(4, 1)[0, 1:])) == 20
+    assert np.median(np.diff(l1_order.simulate(4, 1)[0, 1:])) == 32

@@ -14,8 +14,10 @@ Structure (no per-lane or per-cycle work):
   list-scheduled; a diverged warp's lanes too), in order. An instruction waits for the
   registers it reads (a scoreboard: a register is ready when the instruction that last wrote it
   completes), for its unit (a pipe accepts one warp instruction every ``ii`` cycles: INT/FP/SFU/branch/
-  tensor per sub-partition, the LSU/MIO per SM), and a branch waits for its warp's in-flight tensor ops
-  (``drain_tensor_at_branch``) and, at the end of a block with a store, for the store's register read
+  tensor per sub-partition, the LSU/MIO per SM); the instruction after a branch waits for its warp's
+  in-flight tensor ops (``drain_tensor_at_branch``; at the branch itself unless ``drain_at_target``) and,
+  after a taken one, for its redirect (``branch_taken``); a branch at the end of a block with a store waits
+  for the store's register read
   (``store_read``; a global store's read waits ``store_read_other`` more per other warp of the
   sub-partition with a tensor op in flight before it; off in the table: ``store_pipe``, the store holding the
   sub-partition's tensor pipe).

@@ -26,30 +26,49 @@ TABLE = {
         # to simultaneous trip-end drains (T/dense_f16_k16_f32:ilp4 warps 8 = 12332 = 2 x 32 x 32 x 6 + 44;
         # strict alternation would add ~18 per trip).
         "policy": "greedy-lrr",
-        # the instruction after a taken branch: no visible cost in the dependent chains —
-        # T/sp_f16_k16_f32:ilp1 trip = 134 = 8 x 16.75 and T/dense_f16_k16_f32:ilp1 trip = 192 = 8 x 24.
-        "branch_taken": 0.0,
-        # a branch waits for the warp's in-flight tensor ops (fixed stall counts do not cross a block
-        # boundary; S/timing_sp_f16_k16_f32_ilp1.sass: HMMA.SP has no scoreboard, stall 15 + NOP).
+        # the instruction after a taken branch issues ``branch_taken`` cycles after the branch (its redirect),
+        # and no earlier than its warp's tensor ops drain (``drain_at_target`` below), so in the plain loops the
+        # redirect hides behind the mma chain (ptxas puts the BRA right after the last HMMA): T/sp_f16_k16_f32:
+        # ilp1 trip = 134 = 8 x 16.75 and T/dense_f16_k16_f32:ilp1 trip = 192 = 8 x 24 at any value up to 15.
+        # Where the branch comes late, the redirect shows: the H100's store-free trips kernels (clock xor-ed into
+        # a register, traces/h100/trips/store_sharing.json) take 47-50 cycles from the last mma to the next
+        # trip's first in all three forms, whatever the mma latency (16.75 / 24), their SASS tail's stall counts
+        # about 29; on the H200 a loop of a clock read, its xor and two branches (one taken) takes 60 cycles a
+        # trip on average, 39 at least (traces/h200/clock_read.json, clock_loop_0). Fitted together with
+        # store_read and store_read_other below over the 867 native configurations and the store variants:
+        # 12 / 17 / 12 keeps the 867 within 5 % (mean error 0.77 %, 0.76 % with the drain at the branch and no
+        # redirect) and puts the store variants at a mean error of 2.9 % (3.9 %; 17 of their 105 runs outside 5 %
+        # against 32), the clock loop at 56 cycles (44). 14 / 15 / 12: the same within 5 %, mean 0.78 %; 18 / 15:
+        # sparse k16 ILP 2 with one warp 5.2-6.7 % long (its chain's next mma waits 16.75 after the last one's
+        # issue, less than the branch and its redirect); 22: 831 of the 867.
+        "branch_taken": 12.0,
+        # a branch's next instruction waits for the warp's in-flight tensor ops (fixed stall counts do not
+        # cross a block boundary; S/timing_sp_f16_k16_f32_ilp1.sass: HMMA.SP has no scoreboard, stall 15 + NOP).
         # Sets the per-trip overhead of the pipe-bound runs: dense ILP n trip = 48n + 18 = 48n + (24 - 6)
         # (T/dense_*:ilp4..8, 210/258/306/354/402), sparse k32 64n + 16 = 64n + (24 - 8)
         # (T/sp_f16_k32_f32:ilp4..8, 272..528), and the latency-bound ILP2/3 dense trips 198/204 (+6/+12).
         "drain_tensor_at_branch": True,
-        # ... and the loop's first mma issues in the cycle the last one's result is written (the branch one
-        # cycle before): ILP1 trips are exactly 8 x latency (134.0 = 8 x 16.75, T/sp_*_k16*:ilp1; 192.0 =
-        # 8 x 24, T/dense_*:ilp1, T/sp_*_k32*:ilp1), and 48n + 18 is last-mma issue + 24.
+        # ... at the branch's target, not at the branch: the branch issues and its redirect runs while the mma
+        # drain (with the branch waiting for the drain and then paying its redirect, branch_taken 20 put the plain
+        # kernels up to 19 % long: 366 of the 867 native configurations within 5 %).
+        "drain_at_target": True,
+        # ... and the loop's first mma issues in the cycle the last one's result is written (the branch's target
+        # one cycle after the drain less this): ILP1 trips are exactly 8 x latency (134.0 = 8 x 16.75,
+        # T/sp_*_k16*:ilp1; 192.0 = 8 x 24, T/dense_*:ilp1, T/sp_*_k32*:ilp1), and 48n + 18 is last-mma issue + 24.
         "drain_slack": 1.0,
         # a conditional branch issues at least 13 cycles after the instruction that set its predicate: every
         # timing kernel's prologue has ISETP.GE.AND P0 with stall count 13 right before @!P0 BRA
         # (P/*_ilp*: ISETP ... S13, BRA).
         "predicate_to_branch": 13.0,
-        # a store reads its source registers 28 cycles after it issues, and ptxas makes the branch that ends
+        # a store reads its source registers 17 cycles after it issues, and ptxas makes the branch that ends
         # its block wait for that read (a read barrier; P/trips_*: the loop's ``@!P0 STG`` sets SB1, and
-        # ``@!P1 BRA`` waits on it). Sets the per-trip clock store's cost: 1-warp trips of the trips kernels
-        # are 41.75 / 39 / 42 cycles from the last mma to the next trip's first (k16, dense, k32: T/trips_*:
-        # ilp1 warps 1; 42 / 39 / 39 at ilp4), the mma, clock, IMAD, IADD, STG, ISETP and BRA stall counts
-        # give 26 and 29; 28 puts every 1-warp trips run (ILP 1, 2, 4) within 2.2%.
-        "store_read": 28.0,
+        # ``@!P1 BRA`` waits on it). With the branch's redirect (branch_taken) it sets the per-trip clock
+        # store's cost: 1-warp trips of the trips kernels are 41.75 / 39 / 42 cycles from the last mma to the
+        # next trip's first (k16, dense, k32: T/trips_*: ilp1 warps 1; 42 / 39 / 39 at ilp4), the mma, clock,
+        # IMAD, IADD, STG, ISETP and BRA stall counts give 26 and 29. 28 with no redirect had every 1-warp trips
+        # run (ILP 1, 2, 4) within 2.2 %, but the store-free variants 4.5-11 % short (the table put the trip's
+        # cost on the store, which they do not have).
+        "store_read": 17.0,
         # ... and a global store reads them ``store_read_other`` cycles later still per other warp of its
         # sub-partition with a tensor op in flight when it issues or issuing one before the read (the read
         # waits behind their operand traffic). H100, traces/h100/trips/store_sharing.json (the ILP-1 trips
@@ -61,10 +80,11 @@ TABLE = {
         # the H100's (k16 sparse +5 / +20 / +66 vs +8 / +23 / +63). The STG predicated off in every lane costs
         # most of it (k16, k32 within 4 cycles a trip of the storing one): the instruction, not the traffic.
         # Other warps that run no tensor op (spinning on IMADs or clock reads) slow the STG kernel no more
-        # than the STG-free one (-5..+5 cycles a trip). 10 (one value for all forms) puts the 11 ILP-1 trips
+        # than the STG-free one (-5..+5 cycles a trip). 10 (one value for all forms) put the 11 ILP-1 trips
         # runs with 2-4 warps per sub-partition that were 6-13 % short (T/trips_*:ilp1 warps 8..16) within
-        # 4.3 %; 9 leaves T/trips_sp_f16_k32_f32:ilp1 warps 16 5.1 % short.
-        "store_read_other": 10.0,
+        # 4.3 %; with the store read at 17 and the branch's redirect (above) 12 keeps all 39 trips runs within
+        # 5 % (10: T/trips_sp_f16_k32_f32:ilp1 warps 16 6.1 % short; 8: 7.5 %).
+        "store_read_other": 12.0,
         # Off, and why (H100, traces/h100/trips/store_sharing.json run by warpsim from the same PTX,
         # warpsim.timing.store_sharing, tests/test_timing_store_sharing.py). ``store_pipe``: a global store holds
         # its sub-partition's tensor pipe, when it issues, for this many times the ii of the op the pipe took
@@ -73,16 +93,7 @@ TABLE = {
         # and ``store_read_other`` 5, 1.0 keeps the trips kernels with 16 warps at ILP 1 within 5 % (own_fill
         # alone: 10-13 % short; 1.25: sparse k32 ILP 4 with 12 warps 7.5 % short, 0.75: the dense ILP 1 trips
         # with 16 warps 6.6 %), the native table 867 of 867 (mean error 0.89 % against the table's 0.76 %), the
-        # full table 1,139 of 1,143. The trip's own cost (store_read here) is not the store's: one warp's store-free
-        # trip (the clock xor-ed into a register) is 23-32 cycles longer than the plain loop's 8 x the latency,
-        # the engine's 11-17 cycles less; the clock read waits for no mma (traces/h200/clock_read.json: it issues 2
-        # cycles after a lone mma). The H100's store-free trip takes 47-50 cycles from its last mma to the next
-        # trip's first, its SASS tail's stall counts about 29: the rest looks like the taken branch's redirect,
-        # which ptxas hides behind the mma chain in the plain loop. branch_taken 20 with store_read 10 puts the
-        # store-free runs with 1-3 warps a sub-partition within 3.7 %, but with the branch waiting for the
-        # drain it puts the plain kernels up to 19 % long (366 of the 867 native configurations within 5 %);
-        # with drain_tensor_at_branch off, branch_taken 18 and store_read 15 put 861 of the 867 within 5 %
-        # (median 0.9 %) with nothing else refitted (TIMING_FINDINGS.md, "The per-trip store's variants").
+        # full table 1,139 of 1,143 (measured with the store's read at 28, no redirect and store_read_other 5).
         "store_pipe": 0.0,
         # several warps on one tensor pipe: the pipe takes an op from another warp than its last one
         # ``switch`` cycles later than its ii, and an op completes ``inflight_other`` cycles later per tensor op
