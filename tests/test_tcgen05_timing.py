@@ -58,7 +58,8 @@ def test_engine_completes_mmas_at_the_modelled_cycle(n):
     issue, commit and poll overhead of the kernel (one try_wait poll is ~30 cycles on this table)."""
     lat, ii = T.cost(_op(128, n))
     one, four = _measure(n, 1), _measure(n, 4)
-    # (the kernel's compare -> branch pairs cost 13 cycles each on the sm_90 issue table: ISETP ... S13, BRA)
-    assert 0 < one - lat < 120
-    assert 0 < four - (3 * ii + lat) < 120
+    # (the kernel's compare -> branch pairs cost 13 cycles each on the sm_90 issue table that sm_100 borrows:
+    # ISETP ... S13, BRA; and a taken branch its redirect, branch_taken: 102-129 cycles here, 80-100 without it)
+    assert 0 < one - lat < 140
+    assert 0 < four - (3 * ii + lat) < 140
     assert abs((four - one) - 3 * ii) <= 35
