@@ -272,6 +272,9 @@ def test_the_h200_runs_the_h100s_timing_kernels_in_its_cycles():
     ("store_sharing", '{"how": "x", "sp_f16_k16_f32": {}, "dense_f16_k16_f32": {}, "sp_f16_k32_f32": {}}',
      r"other\.json: sp_f16_k16_f32 base with 4 warps has no start and end clocks"),
     ("store_sharing", '{"how": "x"}', r"other\.json: not the store_sharing measurement"),
+    ("branch_tail", '{"how": "x", "rows": [{"kernel": "branch_tail_k2_t0", "warps": 1, "t": [[1, 1, 1]]}]}',
+     r"other\.json: a row \('branch_tail_k2_t0', 1 warps\) is not of KERNELS and WARPS"),
+    ("branch_tail", '{"how": "x", "rows": []}', r"other\.json: no launches"),
 ])
 def test_measurement_files_are_checked_when_read(tmp_path, module, text, message):
     """A file that is not what the analysis reads is named, with what it lacks."""

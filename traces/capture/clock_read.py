@@ -21,10 +21,11 @@ PTX = HERE / "kernels" / "clock_read.ptx"
 LAUNCHES = 4
 
 
-def device(out: Path) -> int:
-    import cupy as cp
-    cr = analysis_module("clock_read")
-    mod = cp.RawModule(path=str(PTX))
+def stat_rows(cp, ptx: Path, cr, launches: int) -> list:
+    """Every kernel of ``cr.KERNELS`` (``cr``: an analysis module of this kind of probe: ``inputs()``, ``WARPS``) of
+    ``ptx``, ``launches`` + 1 launches each with each warp count: a row of each launch's (least, greatest, sum) a
+    warp."""
+    mod = cp.RawModule(path=str(ptx))
     d_in = cp.asarray(cr.inputs())
     rows = []
     for kernel in cr.KERNELS:
@@ -32,11 +33,16 @@ def device(out: Path) -> int:
         for warps in cr.WARPS:
             t = cp.zeros(3 * warps, cp.int64)
             sink = cp.zeros(32 * warps, cp.float32)
-            for rep in range(LAUNCHES + 1):
+            for rep in range(launches + 1):
                 fn((1,), (32 * warps,), (d_in, t, sink))
                 cp.cuda.Device().synchronize()
                 rows.append({"kernel": kernel, "warps": warps, "repeat": rep, "t": t.get().reshape(warps, 3).tolist()})
-    return write_device_doc(cp, out, "clock_read", rows=rows)
+    return rows
+
+
+def device(out: Path) -> int:
+    import cupy as cp
+    return write_device_doc(cp, out, "clock_read", rows=stat_rows(cp, PTX, analysis_module("clock_read"), LAUNCHES))
 
 
 def summarise(out: Path) -> int:

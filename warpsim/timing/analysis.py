@@ -187,6 +187,7 @@ def _analysed(program, params):
                 it.gload = _global_access(ins, a)
                 it.fast = False
         out.append(it)
+    _uniform_clock_reads(params, out)
     order = sched.compute(program, out)
     _store_waits(program, out, order)
     _store_port(program, params, out, unit_index)
@@ -270,6 +271,23 @@ def _ptxas_sequences(program, params, out, order, unit_index):
         it.single, it.fast = False, False
         it.uidx, it.sm_unit, it.ii, it.lat = uidx, False, 0.0, 0.0
         it.sass = prof
+
+
+def _uniform_clock_reads(params, out) -> None:
+    """A 32-bit ``%clock`` read whose readers are all integer or float arithmetic: ptxas reads the (warp-uniform)
+    clock into a uniform register with S2UR for them to take as an operand, and they wait for it on the
+    scoreboard (``classes["clock32"]``, traces/h200/branch_tail.json). A read that a store or a copy takes is a
+    CS2R.32, whose value comes as soon as an ALU result's (traces/h200/spgemm_phase.json's stamps)."""
+    c = params.classes.get("clock32")
+    if c is None:
+        return
+    for it in out:
+        if it.opcode != "mov" or "%clock" not in it.reads or not it.writes:
+            continue
+        readers = [o for o in out if o is not it and set(o.reads) & set(it.writes)]
+        if readers and all(o.timing in ("alu", "mul", "fma") and o.opcode not in ("mov", "cvt") for o in readers):
+            it.timing, it.lat = "clock32", c["latency"]
+            it.stages[0].latency = c["latency"]
 
 
 def _own_issue_cycles(pcs, out) -> float:

@@ -178,6 +178,12 @@ TABLE = {
         "div": {"unit": "sfu", "latency": 40.0},    # MUFU.RCP + Newton sequence [lit, rough]
         "cvt": {"unit": "int", "latency": 6.0},     # F2F/I2F [lit]
         "special": {"unit": "int", "latency": 6.0},  # S2R/CS2R
+        # a 32-bit %clock read: ptxas reads it with S2UR (or S2R), not the CS2R of %clock64, and its readers wait
+        # on the scoreboard. traces/h200/branch_tail.json (warpsim.timing.branch_tail): one mma, the clock read
+        # and 1-4 multiply-adds on its value take 62-64 cycles a trip against 27 with the read's value unused
+        # (ptxas drops the read), the multiply-adds after the first 4-4.5 cycles each: the value is usable
+        # about 34 cycles after the read (27 = the mma, ISETP, its 13 cycles to the BRA and the redirect).
+        "clock32": {"unit": "int", "latency": 34.0},
         # ld.param -> LDC (constant cache hit) [lit: ~30 on Volta..Hopper]; with the L1 hit latency below it
         # sets the 93-cycle prologue of the 1-warp ILP>=2 runs (clock read -> LDC reps -> ISETP -> BRA ->
         # A/B/E loads that hit -> first mma; T/sp_*_k16*:ilp2..4 reps 4), which fixes only their sum.
