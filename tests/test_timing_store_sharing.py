@@ -152,9 +152,10 @@ def test_a_branch_after_a_tail_on_the_h200():
     the BRA, then the redirect: about 11); a tail adds 45 cycles whatever T is up to 4 (ptxas reads the clock
     with S2UR for the multiply-adds, which wait ~34 cycles for it, and puts the ISETP after the first of them),
     then 4-4.5 a multiply-add. warpsim, with the read's latency (``classes["clock32"]`` 34) and the redirect: the
-    tails of 6-12 within 2.5 %. Not modelled: ptxas dropping an unused clock read (T = 0: warpsim keeps it and
-    the loop's count behind it, 10-21 % long) and its ISETP after the first multiply-add (T = 1-3: 4-22 %
-    short). Without the read's latency the tails of 6-12 were 12-36 % short."""
+    tails of 6-12 within 2.5 %; with no tail, where ptxas drops the unused clock read and so does warpsim's order
+    (it kept it as a fence, the loop's count behind it: 8 mma 10 % long), 8 mma within 1.5 %, one 14 % long.
+    Not modelled: ptxas's ISETP after the first multiply-add (T = 1-3: 4-22 % short). Without the read's
+    latency the tails of 6-12 were 12-36 % short."""
     from warpsim.timing import branch_tail as B
     got = {k: v[0] for k, v in B.measured(B.load()).items()}
     assert abs(got["branch_tail_k8_t0"] - 8 * 16.75 - 2.5) < 0.5 and abs(got["branch_tail_k1_t0"] - 27.3) < 0.5
@@ -165,9 +166,9 @@ def test_a_branch_after_a_tail_on_the_h200():
     sim = {k: B.simulate(k) / got[k] - 1 for k in B.KERNELS}
     no_clock32 = params_for("sm_90a", device="H200")
     no_clock32.classes = {c: v for c, v in no_clock32.classes.items() if c != "clock32"}
+    assert abs(sim["branch_tail_k8_t0"]) < 0.015 and 0.1 < sim["branch_tail_k1_t0"] < 0.16
     for k in (1, 8):
         for t in (6, 8, 12):
             name = f"branch_tail_k{k}_t{t}"
             assert abs(sim[name]) < 0.025 and B.simulate(name, no_clock32) / got[name] - 1 < -0.12, name
-        assert 0.09 < sim[f"branch_tail_k{k}_t0"] < 0.22
         assert all(-0.22 < sim[f"branch_tail_k{k}_t{t}"] < -0.035 for t in (1, 2, 3)), k
