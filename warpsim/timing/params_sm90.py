@@ -178,11 +178,14 @@ TABLE = {
         "div": {"unit": "sfu", "latency": 40.0},    # MUFU.RCP + Newton sequence [lit, rough]
         "cvt": {"unit": "int", "latency": 6.0},     # F2F/I2F [lit]
         "special": {"unit": "int", "latency": 6.0},  # S2R/CS2R
-        # a 32-bit %clock read: ptxas reads it with S2UR (or S2R), not the CS2R of %clock64, and its readers wait
-        # on the scoreboard. traces/h200/branch_tail.json (warpsim.timing.branch_tail): one mma, the clock read
-        # and 1-4 multiply-adds on its value take 62-64 cycles a trip against 27 with the read's value unused
-        # (ptxas drops the read), the multiply-adds after the first 4-4.5 cycles each: the value is usable
-        # about 34 cycles after the read (27 = the mma, ISETP, its 13 cycles to the BRA and the redirect).
+        # a 32-bit %clock read that only arithmetic reads: ptxas reads the (uniform) clock with S2UR for them to
+        # take as a uniform operand, and they wait for it on the scoreboard (a read a store takes is a CS2R.32,
+        # fast: traces/h200/spgemm_phase.json's stamps; %clock64 a CS2R; analysis._uniform_clock_reads).
+        # traces/h200/branch_tail.json (warpsim.timing.branch_tail): one mma, the clock read and 1-4 multiply-adds
+        # on its value take 62-64 cycles a trip against 27 with the read's value unused (ptxas drops the read),
+        # the multiply-adds after the fourth 4-4.5 cycles each: the value is usable about 34 cycles after the read
+        # (27 = the mma, the ISETP, its 13 cycles to the BRA and the redirect); 34 puts the tails of 6-12
+        # multiply-adds within 2.5 % (without it 12-36 % short).
         "clock32": {"unit": "int", "latency": 34.0},
         # ld.param -> LDC (constant cache hit) [lit: ~30 on Volta..Hopper]; with the L1 hit latency below it
         # sets the 93-cycle prologue of the 1-warp ILP>=2 runs (clock read -> LDC reps -> ISETP -> BRA ->

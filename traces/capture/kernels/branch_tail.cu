@@ -7,20 +7,7 @@
 // are the kernel's arguments (their values do not matter); the metadata is 0x44444444 (indices 0 and 1).
 #define TRIPS 32
 
-__device__ __forceinline__ long long clock_read()
-{
-    long long t;
-    asm volatile("mov.u64 %0, %%clock64;" : "=l"(t)::"memory");
-    return t;
-}
-
-__device__ __forceinline__ void mma_sp_k16(float *d, const unsigned *a, const unsigned *b, unsigned e)
-{
-    asm volatile("mma.sp::ordered_metadata.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5}, "
-                 "{%6,%7}, {%0,%1,%2,%3}, %8, 0;"
-                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-                 : "r"(a[0]), "r"(a[1]), "r"(b[0]), "r"(b[1]), "r"(e));
-}
+#include "clock_mma.cuh"
 
 template <int K, int T>
 __device__ __forceinline__ void trip(float *d, const unsigned *a, const unsigned *b, unsigned &y)
