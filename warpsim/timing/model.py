@@ -481,8 +481,7 @@ class TimedEngine(WarpChoice):
                 if record:
                     self.tl.tensor.append((sp.smo.index, sp.index, t, t + it.ii, tw.cta_index, w.warp_id, pc))
             elif it.branch and not w.done:
-                taken = it.taken_cost and (w.pc if w.lpc is None else int(w.lpc.min())) != pc + 1
-                tw.t_next = self._after_branch(tw, t, taken)
+                tw.t_next = self._after_branch(tw, it, pc, t)
             tw.qi = qi + 1
             tw.last_t = t
             if qi + 1 >= len(q):
@@ -494,9 +493,12 @@ class TimedEngine(WarpChoice):
             if w.done or w.blocked is not None:
                 return
 
-    def _after_branch(self, tw, t, taken: bool) -> float:
-        """The cycle the instruction after a branch issued at ``t`` may issue: ``branch_taken`` later if the
-        branch was taken and, with ``drain_at_target``, no earlier than the drain of the warp's tensor ops."""
+    def _after_branch(self, tw, it, pc, t) -> float:
+        """The cycle the instruction after the branch ``it`` (at ``pc``, issued at ``t``) may issue: ``branch_taken``
+        later if the branch was taken (its warp goes on elsewhere than ``pc + 1``) and, with ``drain_at_target``,
+        no earlier than the drain of the warp's tensor ops."""
+        w = tw.w
+        taken = it.taken_cost and (w.pc if w.lpc is None else int(w.lpc.min())) != pc + 1
         n = t + 1.0 + (self.br_pen if taken else 0.0)
         if self.drain_target and tw.tensor_done - self.drain_slack + 1.0 > n:
             n = tw.tensor_done - self.drain_slack + 1.0
@@ -640,8 +642,7 @@ class TimedEngine(WarpChoice):
                 tw.skip_hoisted = key in tw.memo
                 tw.memo_key = key
             if it.branch and not w.done:
-                taken = it.taken_cost and (w.pc if w.lpc is None else int(w.lpc.min())) != pc + 1
-                tw.t_next = self._after_branch(tw, t, taken)
+                tw.t_next = self._after_branch(tw, it, pc, t)
         it = tw.cur
         if it.store:
             self._issue_store(tw, t, it)
@@ -775,8 +776,7 @@ class TimedEngine(WarpChoice):
             if self.record:
                 self.tl.tensor.append((sp.smo.index, sp.index, t, t + it.ii, tw.cta_index, w.warp_id, pc))
         elif it.branch and not w.done:
-            taken = it.taken_cost and (w.pc if w.lpc is None else int(w.lpc.min())) != pc + 1
-            tw.t_next = self._after_branch(tw, t, taken)
+            tw.t_next = self._after_branch(tw, it, pc, t)
         tw.qi += 1
         tw.last_t = t
         if tw.qi >= len(tw.queue):
