@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """What a loop's taken branch costs after a tail of work (kernels/branch_tail.cu), run on the GPU from its PTX file
-(``warpsim.timing.branch_tail`` runs the same file). One CTA of one warp; every kernel of
-``branch_tail.KERNELS``, LAUNCHES launches each after a first (kept, ``repeat`` 0).
+(``warpsim.timing.branch_tail`` runs the same file). One CTA of 1 or 8 warps (``branch_tail.WARPS``); every
+kernel of ``branch_tail.KERNELS``, LAUNCHES launches each after a first (kept, ``repeat`` 0).
 
     python traces/capture/branch_tail.py --build        # here: kernels/branch_tail.ptx from the .cu
     python traces/capture/branch_tail.py --device OUT   # on the GPU: OUT/branch_tail.json
@@ -29,7 +29,7 @@ def device(out: Path) -> int:
 
 def summarise(out: Path) -> int:
     return write_summary(out, "branch_tail", "kernels/branch_tail.ptx loaded with cupy.RawModule(path=...), one CTA "
-                         f"of one warp, {LAUNCHES + 1} launches of each kernel back to back", ("rows",))
+                         f"of 1 or 8 warps, {LAUNCHES + 1} launches of each (kernel, warps) back to back", ("rows",))
 
 
 if __name__ == "__main__":

@@ -2,7 +2,7 @@
 ``traces/capture/branch_tail.py``, ``traces/capture/kernels/branch_tail.ptx``), run by the GPU and by warpsim's
 timed engine from the same PTX file.
 
-One warp. Each trip runs K sparse m16n8k16 f32 mma (each on the last one's accumulator), reads the clock, then T
+One warp, or 8 (two on each sub-partition). Each trip runs K sparse m16n8k16 f32 mma (each on the last one's accumulator), reads the clock, then T
 dependent integer multiply-adds on the clock's value (``mad.lo.u32 y, y, y, t``: nothing ptxas can fold), then
 the loop's count, compare and branch; one trip first, then 32 between two clock reads. With K = 8 the trip is
 the mma chain's (8 x 16.75 cycles) while the tail and the branch's redirect end before the last mma's result;
@@ -23,7 +23,7 @@ PTX = os.path.join(REPO, "traces", "capture", "kernels", "branch_tail.ptx")
 PATH = os.path.join(REPO, "traces", "h200", "branch_tail.json")
 #: kernel -> (K mma, T multiply-adds) a trip
 KERNELS = {f"branch_tail_k{k}_t{t}": (k, t) for k in (1, 8) for t in (0, 1, 2, 3, 4, 6, 8, 12)}
-WARPS = (1,)
+WARPS = (1, 8)  #: one warp, or two on each sub-partition
 TRIPS = 32  #: the trips between the two clock reads (the kernel runs one more first)
 
 
@@ -33,8 +33,9 @@ def inputs() -> np.ndarray:
 
 
 def trip(t) -> float:
-    """The cycles of one trip: the two clock reads' difference over TRIPS (each slot of ``t`` holds it)."""
-    return float(np.asarray(t, np.int64)[0][0]) / TRIPS
+    """The cycles of one trip, the warps' mean: the two clock reads' difference over TRIPS (each slot of a warp's
+    row of ``t`` holds it)."""
+    return float(np.asarray(t, np.int64)[:, 0].mean()) / TRIPS
 
 
 def load(path: str = PATH) -> dict:
@@ -49,24 +50,24 @@ def load(path: str = PATH) -> dict:
 
 
 def measured(doc: dict) -> dict:
-    """``{kernel: (median trip, least trip)}`` over the launches after the first."""
+    """``{(kernel, warps): (median trip, least trip)}`` over the launches after the first."""
     trips: dict = {}
     for r in doc["rows"]:
         if r["repeat"] > 0:
-            trips.setdefault(r["kernel"], []).append(trip(r["t"]))
+            trips.setdefault((r["kernel"], r["warps"]), []).append(trip(r["t"]))
     return {k: (float(np.median(v)), min(v)) for k, v in trips.items()}
 
 
-def simulate(kernel: str, params=None) -> float:
-    """The kernel's trip run by warpsim (the H200's table, or ``params``)."""
+def simulate(kernel: str, warps: int = 1, params=None) -> float:
+    """The kernel's trip with ``warps`` warps run by warpsim (the H200's table, or ``params``)."""
     from warpsim.timing import clock_read
-    return trip(clock_read.simulate(kernel, 1, params, PTX))
+    return trip(clock_read.simulate(kernel, warps, params, PTX))
 
 
 def table(doc: dict | None = None, params=None) -> list[dict]:
     got = measured(doc or load())
-    return [{"kernel": k, "k": KERNELS[k][0], "t": KERNELS[k][1], "gpu": got[k], "warpsim": simulate(k, params)}
-            for k in KERNELS if k in got]
+    return [{"kernel": k, "warps": w, "k": KERNELS[k][0], "t": KERNELS[k][1], "gpu": got[(k, w)],
+             "warpsim": simulate(k, w, params)} for w in WARPS for k in KERNELS if (k, w) in got]
 
 
 def main(argv=None) -> int:
@@ -74,9 +75,9 @@ def main(argv=None) -> int:
     doc = measurement.opened(argv, __doc__, load, PATH)
     if doc is None:
         return 0
-    print(f"{'kernel':20} {'K':>2} {'T':>3} {'GPU trip':>9} {'least':>7} {'warpsim':>8} {'error':>7}")
+    print(f"{'kernel':20} {'warps':>5} {'K':>2} {'T':>3} {'GPU trip':>9} {'least':>7} {'warpsim':>8} {'error':>7}")
     for r in table(doc):
-        print(f"{r['kernel']:20} {r['k']:2} {r['t']:3} {r['gpu'][0]:9.2f} {r['gpu'][1]:7.2f} {r['warpsim']:8.2f} "
+        print(f"{r['kernel']:20} {r['warps']:5} {r['k']:2} {r['t']:3} {r['gpu'][0]:9.2f} {r['gpu'][1]:7.2f} {r['warpsim']:8.2f} "
               f"{100 * (r['warpsim'] / r['gpu'][0] - 1):+6.1f}%")
     return 0
 
