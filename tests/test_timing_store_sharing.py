@@ -186,3 +186,17 @@ def test_a_branch_after_a_tail_with_two_warps_a_sub_partition():
     assert abs(B.simulate("branch_tail_k8_t0", 8) / got[("branch_tail_k8_t0", 8)] - 1) < 0.02
     assert all(-0.09 < B.simulate(f"branch_tail_k8_t{t}", 8) / got[(f"branch_tail_k8_t{t}", 8)] - 1 < -0.05
                for t in (1, 2, 3, 8, 12))
+
+
+def test_drain_at_target_only_moves_the_drain():
+    """``drain_at_target`` moves the drain of ``drain_tensor_at_branch`` from the branch to its target; with no
+    drain it adds none, and with the redirect at 0 it is the drain at the branch (the same cycles)."""
+    tr = read_trace(os.path.join(ROOT, "traces", "h100", "timing", "sp_f16_k16_f32.npz"))
+
+    def run(**kw):
+        return TimingRunner(tr, params=_issue(**kw)).run(4, 1, 4).mean()
+
+    assert run(drain_tensor_at_branch=False, drain_at_target=True) == run(drain_tensor_at_branch=False,
+                                                                          drain_at_target=False)
+    assert run(branch_taken=0.0, drain_at_target=True) == run(branch_taken=0.0, drain_at_target=False)
+    assert run(drain_tensor_at_branch=False) < run()

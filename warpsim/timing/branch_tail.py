@@ -2,12 +2,13 @@
 ``traces/capture/branch_tail.py``, ``traces/capture/kernels/branch_tail.ptx``), run by the GPU and by warpsim's
 timed engine from the same PTX file.
 
-One warp, or 8 (two on each sub-partition). Each trip runs K sparse m16n8k16 f32 mma (each on the last one's accumulator), reads the clock, then T
-dependent integer multiply-adds on the clock's value (``mad.lo.u32 y, y, y, t``: nothing ptxas can fold), then
-the loop's count, compare and branch; one trip first, then 32 between two clock reads. With K = 8 the trip is
-the mma chain's (8 x 16.75 cycles) while the tail and the branch's redirect end before the last mma's result;
-from some T on it grows with T. The clock read waits for no mma (``clock_read``), so the tail starts at the last
-mma's issue; where the trip starts to grow says what the branch costs after the tail.
+One warp, or 8 (two on each sub-partition). Each trip runs K sparse m16n8k16 f32 mma (each on the last one's
+accumulator), reads the clock, then T dependent integer multiply-adds on the clock's value (``mad.lo.u32 y, y,
+y, t``: nothing ptxas can fold), then the loop's count, compare and branch; one trip first, then 32 between two
+clock reads. With K = 8 the trip is the mma chain's (8 x 16.75 cycles) while the tail and the branch's redirect
+end before the last mma's result; from some T on it grows with T. The clock read waits for no mma
+(``clock_read``), so the tail starts at the last mma's issue; where the trip starts to grow says what the branch
+costs after the tail.
 
     python -m warpsim.timing.branch_tail [FILE]    # the GPU's cycles beside warpsim's (default: the H200 file)
 """
@@ -77,8 +78,8 @@ def main(argv=None) -> int:
         return 0
     print(f"{'kernel':20} {'warps':>5} {'K':>2} {'T':>3} {'GPU trip':>9} {'least':>7} {'warpsim':>8} {'error':>7}")
     for r in table(doc):
-        print(f"{r['kernel']:20} {r['warps']:5} {r['k']:2} {r['t']:3} {r['gpu'][0]:9.2f} {r['gpu'][1]:7.2f} {r['warpsim']:8.2f} "
-              f"{100 * (r['warpsim'] / r['gpu'][0] - 1):+6.1f}%")
+        print(f"{r['kernel']:20} {r['warps']:5} {r['k']:2} {r['t']:3} {r['gpu'][0]:9.2f} {r['gpu'][1]:7.2f} "
+              f"{r['warpsim']:8.2f} {100 * (r['warpsim'] / r['gpu'][0] - 1):+6.1f}%")
     return 0
 
 

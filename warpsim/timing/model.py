@@ -200,7 +200,7 @@ class TimedEngine(WarpChoice):
         self.drain_slack = float(iss.get("drain_slack", 0.0))
         self.br_pen = float(iss["branch_taken"])
         # drain_at_target: the branch issues without waiting for the drain; the instruction after it waits
-        self.drain_target = bool(iss.get("drain_at_target", False))
+        self.drain_target = self.drain and bool(iss.get("drain_at_target", False))
         if self.drain_target:
             self.drain = False
         self.bar_lat = float(iss["barrier"])
@@ -500,8 +500,8 @@ class TimedEngine(WarpChoice):
         w = tw.w
         taken = it.taken_cost and (w.pc if w.lpc is None else int(w.lpc.min())) != pc + 1
         n = t + 1.0 + (self.br_pen if taken else 0.0)
-        if self.drain_target and tw.tensor_done - self.drain_slack + 1.0 > n:
-            n = tw.tensor_done - self.drain_slack + 1.0
+        if self.drain_target:
+            return max(n, tw.tensor_done - self.drain_slack + 1.0)
         return n
 
     def _idle(self, sp):

@@ -7,10 +7,10 @@ A table module defines ``TABLE``: a dict with
   cycles before the instruction after a taken branch issues), ``drain_tensor_at_branch`` (a branch
   waits until every in-flight tensor op of its warp has written back: ptxas schedules HMMA/IMMA with
   fixed stall counts and does not carry them across a basic-block boundary), ``barrier`` (cycles from
-  the last arrival at ``bar.sync`` to the first issue after it); off unless set, ``drain_at_target`` (the
-  branch issues without waiting for the drain, and the instruction after it waits for it, so a taken
-  branch's ``branch_taken`` overlaps the drain), ``store_pipe`` (a global store holds its sub-partition's
-  tensor pipe that many ops' ii);
+  the last arrival at ``bar.sync`` to the first issue after it); off unless set, ``drain_at_target`` (with
+  ``drain_tensor_at_branch``: the branch issues without waiting for the drain, and the instruction after
+  it waits for it, so a taken branch's ``branch_taken`` overlaps the drain), ``store_pipe`` (a global store
+  holds its sub-partition's tensor pipe that many ops' ii);
 * ``units``: ``{unit: {"ii": cycles, "scope": "sp" | "sm"}}`` — a pipe accepts one warp instruction
   every ``ii`` cycles, per sub-partition or shared by the SM;
 * ``classes``: ``{timing class: {"unit": unit, "latency": cycles}}`` for every class in
