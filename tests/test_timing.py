@@ -95,15 +95,16 @@ def test_dense_f32_four_warps_per_subpartition_starve_slot0():
     there): the H100 and the model (``tensor_sharing.aging_nonyield``) pass over the lowest warp of each
     sub-partition until the other three finish, and give it no turn at their loop ends either
     (``aging_cap``: without it the model's slot 0 took ~6 tensor ops a trip there and 16 warps ran 5-6 %
-    long). 13 and 16 warps within 3 %; the other twelve warps' mean within 3 % of the H100's."""
+    long). 13 and 16 warps within 3.5 % (3.1 % since the 2026-11-29 refit of the tensor pipe's sharing costs,
+    within 3 % before); the other twelve warps' mean within 3.5 % of the H100's (3.3 %; 3 % before)."""
     for name in ("dense_f16_k16_f32", "dense_tf32_k8_f32"):
         res = replay_timing(_trace(name), name, "sm_90a", configs=FOUR_PER_SP)
         print("\n" + error_table(res))
-        assert max(_errors(res)) <= 0.03
+        assert max(_errors(res)) <= 0.035
     sim, hw = _per_warp("dense_f16_k16_f32", 4, 16)
     for d in (sim, hw):
         _assert_slot0_starved(d, 1.2)
-    assert abs(np.mean(sim[4:]) / np.mean(hw[4:]) - 1) <= 0.03
+    assert abs(np.mean(sim[4:]) / np.mean(hw[4:]) - 1) <= 0.035
 
 
 def _assert_slot0_starved(d, factor):
@@ -148,9 +149,10 @@ def test_trips_kernels_within_bounds():
     assert max(_errors(res)) <= 0.05, error_table(res)
 
 
-def _first_trip_ends(name, warps, own_fill):
+def _first_trip_ends(name, warps, old_l1=False):
     """(H100, engine) cycles from the CTA's first start clock to each warp's first per-trip clock, ILP 1 (the
-    H100: its first later launch; the engine with the table's fills shared or, ``own_fill``, fetched again)."""
+    H100: its first later launch; the engine with the table, or ``old_l1``: a fill's data and a miss's lines
+    passing neither the data path nor the tag stage, as before 2026-11-29)."""
     from warpsim.replay_timing import TimingRunner, kernel_name
     from warpsim.timing.params import params_for
     tr = _trace(name)
@@ -160,7 +162,8 @@ def _first_trip_ends(name, warps, own_fill):
     start = a["start"][row, :warps].astype(np.int64)
     hw = a["trip"][row, :warps, 0].astype(np.int64) - start.min()
     params = params_for("sm_90a")
-    params.memory = dict(params.memory, own_fill=own_fill)
+    if old_l1:
+        params.memory = dict(params.memory, miss_wavefronts=False, tag_all=False)
     fn = TimingRunner(tr, params=params).mod.get_function(kernel_name(tr, 1))
     ts, te = np.zeros(16, np.uint64), np.zeros(16, np.uint64)
     sink = np.zeros(32 * warps * 4 + 2 * warps * 32, np.uint32)  # ntid.x * 16 bytes of results, then the trips'
@@ -171,22 +174,18 @@ def _first_trip_ends(name, warps, own_fill):
 
 @pytest.mark.parametrize("name", TRIPS)
 def test_the_h100s_warps_leave_their_first_trip_apart(name):
-    """The recorded trips kernels say what the H200's probes say of the L1 (``l1_merge``, ``record_merge``): with
-    8 and 16 warps the H100's warps end their first trip (the operand loads, then a trip) 80-212 cycles apart,
-    as fetching a line again for each warp gives (``own_fill``: 58-244; the median warp 4-10 % early), where
-    the table's shared fills end them within 25 cycles, in step, and 14-35 % early. The table keeps shared fills: with own_fill the sparse ILP 1 trips with 16
-    warps, pipe-bound, run 10-13 % short (the per-trip store's cost, ``store_read_other``, was fitted with the
-    warps in step and hides behind the pipe out of step); a global store that also holds the tensor pipe
-    (``store_pipe``) with ``store_read_other`` 5 puts them within 5 % again, but the full table at 1,139 of
-    1,143 (tests/test_timing_store_sharing.py), and an L2 nearer the H200's breaks the one-warp prologues
-    (TIMING_FINDINGS.md)."""
+    """With 8 and 16 warps the H100's warps end their first trip (the operand loads, then a trip) 80-212 cycles
+    apart. The table's L1, whose data path takes a fill's wavefronts and whose tag stage takes every request
+    (``memory["miss_wavefronts"]``, ``tag_all``: ``l1_dup``), ends them 12-244 apart and the median warp within
+    13 % (the dense and sparse k16 kernels within 7 %); without those two (the table before 2026-11-29) they end
+    within 45 cycles, nearly in step, and 17-36 % early, which the loop costs fitted then had hidden."""
     for warps in (8, 16):
-        hw, shared = _first_trip_ends(name, warps, False)
-        _, own = _first_trip_ends(name, warps, True)
-        assert 70 < np.ptp(hw) < 250 and np.ptp(shared) <= 25, (warps, hw, shared)
-        assert 0.5 < np.ptp(own) / np.ptp(hw) < 2.0, (warps, hw, own)
-        assert abs(np.median(own) / np.median(hw) - 1) < 0.15, (warps, hw, own)
-        assert np.median(shared) < 0.9 * np.median(hw), (warps, hw, shared)
+        hw, sim = _first_trip_ends(name, warps)
+        _, old = _first_trip_ends(name, warps, old_l1=True)
+        assert 70 < np.ptp(hw) < 250 and np.ptp(old) <= 45, (warps, hw, old)
+        assert np.median(old) < 0.9 * np.median(hw), (warps, hw, old)
+        assert abs(np.median(sim) / np.median(hw) - 1) < (0.13 if "k32" in name else 0.07), (warps, hw, sim)
+        assert np.ptp(sim) > (10 if warps == 8 and "k32" in name else 25), (warps, hw, sim)
 
 
 def test_emulated_forms_within_bounds():
@@ -282,10 +281,11 @@ def _outside_subsets():
 def test_emulated_outside_5_percent_honest_bounds():
     """The rest of the configurations outside 5 % in the full table (warpsim.timing.known, each with the
     bound it reaches): sparse e4m3 ILP 4 with 6 and 10 warps (-5.2 / +5.5 %): the replay's L1 leaves 4-8 warps
-    short and 9-13 long, and these runs move by several points with any change of a few cycles
-    (traces/h100/TIMING_FINDINGS.md)."""
+    short and 9-13 long, and these runs move by several points with any change of a few cycles; sparse e4m3
+    ILP 1 with 7 warps (+5.2 %): the H100's pairs run in one of two modes, mostly the fast one in the launch
+    recorded, and the replay's sit between (traces/h100/TIMING_FINDINGS.md)."""
     subsets = _outside_subsets()
-    assert sum(map(len, subsets.values())) == 2
+    assert sum(map(len, subsets.values())) == 3
     for name, configs in subsets.items():
         res = replay_timing(_trace(name), name, "sm_90a", configs=configs)
         print("\n" + error_table(res))
@@ -296,14 +296,14 @@ def test_emulated_outside_5_percent_honest_bounds():
 
 
 def test_known_misses_table():
-    """Every known miss names a cause with a section of TIMING_FINDINGS.md, no configuration twice, 3 in all;
+    """Every known miss names a cause with a section of TIMING_FINDINGS.md, no configuration twice, 4 in all;
     a configuration not in it (or another GPU's trace, another target, the fixed-latency model) gets no note."""
     findings = open(os.path.join(os.path.dirname(__file__), "..", known.FINDINGS)).read()
     heads = re.findall(r"^## (.+)$", findings, re.M)
     anchors = {re.sub(r"[^a-z0-9 -]", "", h.lower()).replace(" ", "-") for h in heads}
     assert all(c.section in anchors for c in known.CAUSES.values())
     assert {m.cause for m in known.MISSES} == set(known.CAUSES)
-    assert len(known.configurations()) == sum(len(m.warps) for m in known.MISSES) == 3
+    assert len(known.configurations()) == sum(len(m.warps) for m in known.MISSES) == 4
     assert known.find("timing/sp_s4_k64", 1, 8, 32).cause == "icache" and known.find("sp_s4_k64", 1, 7, 32) is None
     assert known.find_group("timing/sp_e4m3_k64_f32 ilp4 warps6 reps32").cause == "l1shape"
     assert known.find_group("timing/sp_e4m3_k64_f32 ilp4 warps5 reps32") is None

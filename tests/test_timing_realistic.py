@@ -7,12 +7,14 @@
 ``l1_hit.json``: a K step's phases, a load's latency, which warps share a fill, the recorded kernels' loads, and
 what an L1 hit costs (see ``warpsim.timing.spgemm_clock``, ``gmem_rate``, ``h200``, ``spgemm_phase``,
 ``l2_latency``, ``l1_merge``, ``record_merge``, ``l1_hit``)."""
+import re
+
 import numpy as np
 import pytest
 
 import warpsim
 from isa.errors import WarpsimError
-from warpsim.timing import (analysis, gmem_rate, h200, l1_hit, l1_merge, l1_order, l2_latency, record_merge,
+from warpsim.timing import (analysis, gmem_rate, h200, l1_dup, l1_hit, l1_merge, l1_order, l2_latency, record_merge,
                             sched, spgemm_clock, spgemm_phase)
 from warpsim.timing.params import params_for
 
@@ -32,34 +34,37 @@ def test_spgemm_d_is_the_gpus_bit_for_bit(spgemm):
 #: warpsim / H200 - 1 in both launch conditions, warpsim timed as the H200 (its L2, ``params_sm90.TABLE["devices"]``).
 #: A change of the model that moves one out fails here.
 KERNEL_ERROR = {
-    "spgemm_clock_k1024": (-0.075, -0.045),   # -6.0 %
-    "spgemm_clock_k256": (-0.045, -0.015),    # -2.9 %
-    "spgemm_clock_pf_k1024": (-0.05, -0.02),  # -3.1 / -3.2 %: B prefetched into registers
-    "spgemm_clock_w8_k1024": (-0.17, -0.14),   # -15.5 / -15.6 %: 8 warps; its K step 14 % short
+    "spgemm_clock_k1024": (0.045, 0.075),     # +6.0 % (-6.0 % before 2026-11-29: the A phase short, below)
+    "spgemm_clock_k256": (0.09, 0.12),        # +10.6 / +10.7 % (-2.9 %)
+    "spgemm_clock_pf_k1024": (0.13, 0.16),    # +14.3 / +14.5 %: B prefetched into registers (-3.1 / -3.2 %)
+    "spgemm_clock_w8_k1024": (-0.01, 0.02),   # +0.7 / +0.6 %: 8 warps (-15.5 / -15.6 %)
 }
 
 
 def test_spgemm_kernel_cycles_beside_the_h200(spgemm):
-    """Out of sample: the 4-warp kernels 3-6 % short of the H200 (K steps within 7 %), the 8-warp one 16 % short:
-    its K step takes 1,150 cycles on the H200 against 910 with 4 warps (warpsim 984 and 859), and its D stores
-    540 against 180 (warpsim 288 and 130). Where a step's cycles go is in :func:`test_spgemm_phases`."""
+    """Out of sample: the 4-warp kernels 6-15 % long on the H200 (K steps 6-16 % long), the 8-warp one within
+    1 % (its K step 1,158 cycles against 1,150-1,152; before the L1's data path took the fills' wavefronts,
+    ``memory["miss_wavefronts"]``, 984: 14 % short, and the 4-warp kernels 3-6 % short). What the 4-warp steps
+    have too many is in :func:`test_spgemm_phases`: the B phase, the barriers and the second mma's phase, which
+    the short A phase had hidden. The D stores (the tail) stay 22-48 % short."""
     for r in spgemm:
         err = {p: r["warpsim"][p] / r["gpu"][p] - 1 for p in ("kernel", "first", "step", "tail")}
         lo, hi = KERNEL_ERROR[r["kernel"]]
         assert lo < err["kernel"] < hi, (r, err)
         if r["kernel"] != "spgemm_clock_w8_k1024":
-            assert abs(err["step"]) < 0.07 and -0.13 < err["first"] < -0.09 and -0.32 < err["tail"] < -0.2, (r, err)
+            assert 0.05 < err["step"] < 0.17 and 0.09 < err["first"] < 0.14 and -0.32 < err["tail"] < -0.2, (r, err)
         else:
-            assert -0.16 < err["step"] < -0.13 and -0.5 < err["tail"] < -0.4, (r, err)
+            assert abs(err["step"]) < 0.01 and -0.5 < err["tail"] < -0.4, (r, err)
 
 
 def test_spgemm_phases():
     """The GEMM with a clock read at each phase of a K step (``spgemm_phase.ptx``, D bit-exact again): the B
-    phase (four loads a warp, each over 2 lines, then the shared stores that wait for them) within 13 % of the
-    H200 (357 / 340 / 343 cycles; warpsim 380 / 350 / 382); the A phase (the barrier's wait, then the A and
-    metadata loads: each warp 4 requests over 8 lines, warps 2k and 2k + 1 the same lines) 9-22 % short (465 /
-    605 / 452 with the barrier; warpsim 403 / 476 / 405): the engine gives a warp the fill another warp's request is bringing,
-    which the H200 does not (:func:`test_l1_merge_the_l1_fetches_a_line_again_for_each_warp`)."""
+    phase (four loads a warp, each over 2 lines, then the shared stores that wait for them) within 14 % of the
+    H200 (357 / 340 / 343 cycles; warpsim 383 / 351 / 385); the A phase with the barrier before it (each warp 4
+    requests over 8 lines, 8-way conflicts, warps 2k and 2k + 1 the same lines) within 13 % (465 / 605 / 452;
+    warpsim 500 / 619 / 502: the fills' wavefronts through the data path, ``l1_dup``; before, 403 / 476 / 405,
+    9-22 % short); the second mma and the barrier after it (``mma``) 11-113 % long (55 / 64 / 55; warpsim 71 /
+    136 / 71)."""
     doc = spgemm_phase.load()
     got = spgemm_phase.measured(doc)
     for k in spgemm_phase.KERNELS:
@@ -68,8 +73,9 @@ def test_spgemm_phases():
         sim = spgemm_phase.phases(t)
         for before in ("l1-reset", "none"):
             hw = got[(k, before)]
-            assert 0.0 < sim["B"] / hw["B"] - 1 < 0.13, (k, before, hw, sim)
-            assert -0.25 < (sim["bar1"] + sim["A"]) / (hw["bar1"] + hw["A"]) - 1 < -0.07, (k, before, hw, sim)
+            assert 0.0 < sim["B"] / hw["B"] - 1 < 0.14, (k, before, hw, sim)
+            assert abs((sim["bar1"] + sim["A"]) / (hw["bar1"] + hw["A"]) - 1) < 0.13, (k, before, hw, sim)
+            assert 0.1 < sim["mma"] / hw["mma"] - 1 < 1.2, (k, before, hw, sim)
 
 
 @pytest.fixture(scope="module")
@@ -82,13 +88,14 @@ def test_gmem_rate_the_sms_load_path(gmem):
     engine ends early warps early, where on the H200 every warp spans nearly the whole run.) The SM's L1 takes
     a line a cycle from the L2 and a wavefront a cycle from its sub-partitions (one every 2 from each): 32 loads
     a warp over 32 lines within 5 % of the H200 from 2 to 16 warps, over 8 lines within 9 % from 8 warps, L1
-    hits over 8 lines within 16 %, over 32 lines within 2 % with one warp and 9-19 % long with 2-16 (ptxas issues
-    about 21 of the 32 loads before the first reader, which waits behind the other warps' hits in the engine's
-    first-come data path; without that limit within 7 %). Without those two rates the 16-warp runs had been
-    94 % short (L2) and 78-81 % long (hits: a wavefront every 2 cycles for the whole SM)."""
+    hits over 8 lines within 16 %, over 32 lines within 2 % with one warp and 22 % short to 13 % long with 2-16
+    (ptxas issues about 21 of the 32 loads before the first reader, which waits behind the other warps' hits in
+    the engine's data path, first come first served; 9-19 % long before the first pass's fills took their
+    wavefronts there too, 2026-11-29). Without those two rates the 16-warp runs had been 94 % short (L2) and
+    78-81 % long (hits: a wavefront every 2 cycles for the whole SM)."""
     assert all(abs(gmem[("gmem_load_p32", w)]) < 0.05 for w in (2, 4, 8, 16))
     assert all(abs(gmem[("gmem_load_p8", w)]) < 0.09 for w in (8, 16))
-    assert abs(gmem[("gmem_hit_p32", 1)]) < 0.02 and all(0.08 < gmem[("gmem_hit_p32", w)] < 0.19 for w in (2, 4, 8, 16))
+    assert abs(gmem[("gmem_hit_p32", 1)]) < 0.02 and all(-0.23 < gmem[("gmem_hit_p32", w)] < 0.14 for w in (2, 4, 8, 16))
     assert all(abs(gmem[("gmem_hit_p8", w)]) < 0.16 for w in (1, 2, 4, 8, 16))
 
 
@@ -112,19 +119,23 @@ def test_gmem_rate_what_the_engine_lacks(gmem):
       the engine (both issue about 21 loads, wait for the first, then the rest: two round trips, as ptxas orders
       them; ``l2_latency``'s bursts show the same);
     * two warps loading the same lines (``gmem_pair``: warps 2k and 2k + 1, as the GEMM's A rows) take as long
-      on the H200 as two loading their own: the L1 fetches a line again for each warp that asks for it while it
-      is coming (``l1_merge``). The engine gives the second warp the first one's fill (39-49 % short with 2-16
-      warps); the rule that would follow the H200 (``memory["own_fill"]``) leaves the recorded table at 1,137 of
-      1,143 and the recorded kernels' own loads (``record_merge``) further off, so it waits (params_sm90.py)."""
+      on the H200 as two loading their own. Not because the L1 fetches a line again for each warp, as read
+      then: each request's lanes conflict 8 or 32 ways, and its wavefronts pass the SM's data path one a cycle
+      when the fill is there (``l1_dup``; ``memory["miss_wavefronts"]``). With that the engine's pairs over 32
+      lines are within 2 %, over 8 lines 3-29 % short (39-49 % short with 2-16 warps before, 2026-11-29)."""
     assert all(-0.35 < gmem[(f"gmem_load_p{p}", 1)] < -0.1 for p in (1, 8, 32))
     assert all(-0.3 < gmem[("gmem_load_p1", w)] < -0.15 for w in (4, 8, 16))
-    assert all(-0.5 < gmem[(f"gmem_pair_p{p}", w)] < -0.38 for p in (8, 32) for w in (2, 4, 8, 16))
+    assert all(abs(gmem[("gmem_pair_p32", w)]) < 0.02 for w in (2, 4, 8, 16))
+    assert all(-0.3 < gmem[("gmem_pair_p8", w)] < -0.02 for w in (2, 4, 8, 16))
 
 
-def test_l1_merge_the_l1_fetches_a_line_again_for_each_warp():
+def test_l1_merge_the_same_lines_cost_their_wavefronts():
     """``l1_merge``: 4-16 warps each loading 4 or 16 requests over 8 or 32 lines take as long on the H200 when every
-    warp loads the same lines as when each loads its own (within 10 %, at every size); the engine, which shares
-    the fill, takes 11-57 % as long for the same lines."""
+    warp loads the same lines as when each loads its own (within 10 %, at every size). Read first as the L1
+    fetching a line again for each warp; ``l1_dup`` says it is the data path (these requests conflict 8 and 32
+    ways). The engine, which shares the fill and books each request's wavefronts from its arrival
+    (``memory["miss_wavefronts"]``), has the same lines within 2 % of its own lines and both within 9 % of the
+    H200 (11-57 % as long for the same lines before 2026-11-29)."""
     got = l1_merge.measured(l1_merge.load())
     for k in ("l1_merge_n4_p32", "l1_merge_n16_p8", "l1_merge_n16_p32"):
         for w in (4, 8, 16):
@@ -132,7 +143,58 @@ def test_l1_merge_the_l1_fetches_a_line_again_for_each_warp():
             assert abs(same / own - 1) < 0.1, (k, w, own, same)
             sim_own = l1_merge.cycles(l1_merge.simulate(k, w, w))[0]
             sim_same = l1_merge.cycles(l1_merge.simulate(k, w, 1))[0]
-            assert sim_same < 0.6 * sim_own, (k, w, sim_own, sim_same)
+            assert abs(sim_same / sim_own - 1) < 0.02, (k, w, sim_own, sim_same)
+            assert abs(sim_own / own - 1) < 0.09 and abs(sim_same / same - 1) < 0.09, (k, w, own, sim_own)
+
+
+@pytest.fixture(scope="module")
+def dup():
+    return l1_dup.measured(l1_dup.load())
+
+
+def _dup_added(kernel, warps, got=None):
+    """What ``kernel``'s requests past the first add to the CTA's span (the kernel less its one-request kernel of
+    the same shape; that cancels the parameter loads ptxas sinks below the first clock read, 70-90 cycles of
+    some kernels' spans): the H200's if ``got``, else warpsim's."""
+    first = re.sub(r"(same|distinct)_n\d+", "distinct_n1", kernel) if "_b" in kernel else re.sub(r"_n\d+", "_n1", kernel)
+    if got is not None:
+        return got[(kernel, warps)][0] - got[(first, warps)][0]
+    return l1_dup.cycles(l1_dup.simulate(kernel, warps))[0] - l1_dup.cycles(l1_dup.simulate(first, warps))[0]
+
+
+def test_l1_dup_a_request_for_a_line_being_filled_waits_for_that_fill(dup):
+    """``l1_dup`` on the H200: 16 warps each asking 8 times for the same words (lanes 36-44 bytes apart: 9-11 lines
+    a request, 1-2 wavefronts) take 886-896 cycles, 8 requests of other lines 1,644-1,902, so the L1 gives a warp's
+    later requests the fill its first brought; where the lanes conflict 8-32 ways the same words cost as much as
+    other lines (within 10 %, 8 and 16 warps), each request's wavefronts passing the SM's data path one a cycle."""
+    for b in (36, 40, 44):
+        same, other = dup[(f"l1_dup_b{b}_same_n8", 16)][0], dup[(f"l1_dup_b{b}_distinct_n8", 16)][0]
+        assert same < 0.6 * other, (b, same, other)
+    for same, other in (("l1_dup_b128_same_n8", "l1_dup_b128_distinct_n8"), ("l1_dup_b64_same_n8", "l1_dup_b64_distinct_n8"),
+                        ("l1_dup_same_n16_p32", "l1_dup_distinct_n16_p32"),
+                        ("l1_dup_same_n16_p8_r128", "l1_dup_distinct_n16_p8_r128")):
+        for w in (8, 16):
+            assert abs(dup[(same, w)][0] / dup[(other, w)][0] - 1) < 0.1, (same, w)
+
+
+def test_l1_dup_the_engine_books_each_requests_wavefronts(dup):
+    """The engine (``memory["miss_wavefronts"]``: a fill's data through the data path, its turns booked at issue):
+    what the requests past the first add is within 5 % of the H200's with 16 warps where they conflict 8-32 ways
+    or ask for other lines (one warp's, 34-518 cycles, within 40 %); before 2026-11-29 a fill's data skipped the data path, and 16 warps' 16
+    requests of the same words over 32 lines added 8 % of the H200's 7,642 cycles. Not modelled: a request that
+    waits for another's fill without a conflict costs the H200 2-3 cycles (16 warps, 8 requests: stride 36 253
+    cycles, the records 305; warpsim 49 and 206)."""
+    for k in ("l1_dup_b128_same_n8", "l1_dup_b128_distinct_n8", "l1_dup_b36_distinct_n8", "l1_dup_s4_same_n8",
+              "l1_dup_same_n16_p32", "l1_dup_same_n16_p8"):
+        for w in (1, 16):
+            gpu, sim = _dup_added(k, w, dup), _dup_added(k, w)
+            assert abs(sim / gpu - 1) < (0.05 if w == 16 else 0.4), (k, w, gpu, sim)
+    old = params_for("sm_90a", device="H200")
+    old.memory = dict(old.memory, miss_wavefronts=False, tag_all=False)
+    added_old = (l1_dup.cycles(l1_dup.simulate("l1_dup_same_n16_p32", 16, old))[0]
+                 - l1_dup.cycles(l1_dup.simulate("l1_dup_same_n1_p32", 16, old))[0])
+    assert added_old < 0.1 * _dup_added("l1_dup_same_n16_p32", 16, dup)
+    assert _dup_added("l1_dup_b36_same_n8", 16) < 0.3 * _dup_added("l1_dup_b36_same_n8", 16, dup)
 
 
 def test_l2_latency_one_load_and_a_burst():
@@ -160,7 +222,7 @@ def test_l2_latency_one_load_and_a_burst():
 def test_the_h200_device_changes_only_the_l2():
     """``params_for(arch, device="H200")``: the sm_90 table with the H200's L2 merged over its memory section."""
     h100, h200 = params_for("sm_90a"), params_for("sm_90a", device="H200")
-    assert h100.memory["l2_hit"] == 350.0 and "l2_far" not in h100.memory
+    assert h100.memory["l2_hit"] == 335.0 and "l2_far" not in h100.memory
     assert h200.memory["l2_hit"] == 269.0 and h200.memory["l2_far"] == {"latency": 302.0, "share": 0.55}
     assert {k: v for k, v in h200.memory.items() if k not in ("l2_hit", "l2_far")} == \
         {k: v for k, v in h100.memory.items() if k != "l2_hit"}
@@ -406,59 +468,35 @@ def test_a_diverged_warp_issues_in_ptxas_order():
     assert 0.9 < one / warp < 1.1, (one, warp)
 
 
-def _own_fill():
-    """The H200's table with ``memory["own_fill"]`` on."""
-    params = params_for("sm_90a", device="H200")
-    params.memory = dict(params.memory, own_fill=True)
-    return params
-
-
-def test_own_fill_follows_the_h200s_pairs():
-    """``memory["own_fill"]`` (off in the table): a sector another warp's request is fetching is fetched again.
-    With it the pairs of ``gmem_pair_p32`` (warps 2k and 2k + 1 loading the same 32 lines a request) come within
-    5 % of the H200 at 4-16 warps, where the table's shared fills leave them 48-49 % short."""
-    mod = warpsim.RawModule(path=gmem_rate.PTX, timing_params=_own_fill())
-    got = gmem_rate.measured(gmem_rate.load())
-    for w in (4, 8, 16):
-        t = np.zeros((w, 2), np.int64)
-        mod.get_function("gmem_pair_p32")((1, 1, 1), (32 * w, 1, 1), (np.zeros(gmem_rate.WORDS, np.uint32), t,
-                                                                       np.zeros(32 * w, np.uint32)))
-        assert abs(gmem_rate.cycles(t)[0] / got[("gmem_pair_p32", w)][0] - 1) < 0.05, w
-
-
 def test_record_merge_the_recorded_kernels_loads():
     """``record_merge``: the recorded timing kernels' loads (each lane's record of 10 words, 4 before the clock
     read and 6 after) on the H200: with every warp the same records, as recorded, 12-16 warps take 139-170 cycles
-    between the clock reads, more than with records of their own (123-138 with 16 warps). The engine shares the
-    fills, so its 8-16 warps all hit at once, and the SM's tag stage (4 lines a cycle, ``l1_hit``) queues their
-    10-line requests: 39-48 % long; with records of their own 7-21 % short; fetching again (``own_fill``), which
-    spreads the warps as the H200 does, 35 % short of the shared ones: the hits cost the H200 more than the tag
-    stage and the data path give (not found)."""
+    between the clock reads, more than with records of their own (123-138 with 16 warps). The engine: the shared
+    records 13-22 % long with 8-16 warps (its hits queue in the SM's tag stage, 4 lines a cycle, behind the
+    other warps'), its own within 10 % (39-48 % long and 7-21 % short before the fills' wavefronts and the tag
+    stage took the misses too, 2026-11-29)."""
     got = record_merge.measured(record_merge.load())
-    own_fill = _own_fill()
     for w in (8, 12, 16):
         for before in ("l1-reset", "none"):
             assert got[(w, 0, before)] >= got[(w, 1, before)] * 0.99, (w, before)
         shared = record_merge.cycles(record_merge.simulate(w, 0))
-        assert 0.35 < shared / got[(w, 0, "l1-reset")] - 1 < 0.52, (w, shared)
-        assert -0.24 < record_merge.cycles(record_merge.simulate(w, 1)) / got[(w, 1, "l1-reset")] - 1 < -0.05, w
-    assert -0.4 < record_merge.cycles(record_merge.simulate(16, 0, own_fill)) / got[(16, 0, "l1-reset")] - 1 < -0.3
+        assert 0.12 < shared / got[(w, 0, "l1-reset")] - 1 < 0.23, (w, shared)
+        assert abs(record_merge.cycles(record_merge.simulate(w, 1)) / got[(w, 1, "l1-reset")] - 1) < 0.11, w
 
 
-def test_record_merge_the_h200_fetches_the_shared_records_again():
+def test_record_merge_the_warps_leave_the_first_loads_apart():
     """Where the 16 warps' first clock reads fall says how their 4 loads before it were served: on the H200 228-260
-    cycles apart with the records shared (311-360 with their own), as fetching again for each warp gives (242); the
-    engine's shared fills put them 8 apart. So both probes say the L1 fetches a line again for each warp, and the
-    record pattern's shared case had matched the table's shared fills (172 against 170 cycles, before the tag stage)
-    only because they start every warp together: its loads after the clock read cost the H200 more than the
-    engine's hit path gives (123-138 cycles each warp its own records, the engine 96)."""
+    cycles apart with the records shared (311-360 with their own). The engine puts them 100 apart with the
+    records shared and 243 with their own: each request's lines pass the SM's tag stage and its wavefronts the
+    data path (``memory["tag_all"]``, ``miss_wavefronts``); before 2026-11-29 the shared ones fell 8 apart.
+    (A line fetched again for each warp, ``own_fill``, had put the shared ones 242 apart, but ``l1_dup`` found
+    no second fetch, so that option is gone.)"""
     doc = record_merge.load()
     spread = [np.ptp(np.asarray(r["t"])[:, 0]) for r in doc["rows"]
               if (r["warps"], r["own"], r["before"]) == (16, 0, "l1-reset") and r["repeat"] > 0]
     assert 220 < min(spread) and max(spread) < 270, spread
-    own_fill = _own_fill()
-    assert np.ptp(record_merge.simulate(16, 0)[:, 0]) < 20
-    assert 220 < np.ptp(record_merge.simulate(16, 0, own_fill)[:, 0]) < 270
+    assert 80 < np.ptp(record_merge.simulate(16, 0)[:, 0]) < 120
+    assert 220 < np.ptp(record_merge.simulate(16, 1)[:, 0]) < 270
 
 
 IF_ELSE = """.version 8.0
@@ -577,9 +615,10 @@ def test_l1_hit_what_the_engine_lacks(hit):
     """Measured, not modelled: a lone hit's if-converted store after it (ptxas's ``ISETP`` waits 13 cycles for its
     predicated ``STG``; the engine runs PTX's branch, whose redirect, ``branch_taken`` 12, now brings one hit to
     the H200's cycles at every stride, 0-2 short: the same time by another path; 12-21 % short without the
-    redirect), and the miss path's order: 8-16 warps loading 32 lines a request first (stride 128) reach their
-    clock read 1,700-5,000 cycles apart on the H200, in the engine together, so their hits overlap more there (8
-    warps' dependent hits 83 % long)."""
+    redirect), and the miss path's order: 8-16 warps loading 32 lines a request first (stride 128, 32-way
+    conflicts) reach their clock read 1,700-5,000 cycles apart on the H200, in the engine 864 apart (the fills'
+    wavefronts through the data path; together before 2026-11-29), so their hits overlap more there (8 warps'
+    dependent hits 87 % long)."""
     for s in l1_hit.STRIDES:
         gpu, sim = hit[("l1_hit_n1", s, 1, 1)]
         assert -2 <= sim - gpu <= 0, (s, gpu, sim)
@@ -587,9 +626,9 @@ def test_l1_hit_what_the_engine_lacks(hit):
     spread = [np.ptp(np.asarray(r["t"])[:, 0]) for r in doc["rows"]
               if (r["kernel"], r["stride"], r["warps"], r["groups"]) == ("l1_chain_n8", 128, 16, 1) and r["repeat"]]
     assert min(spread) > 3000, spread
-    assert np.ptp(l1_hit.simulate("l1_chain_n8", 128, 16, 1)[:, 0]) < 100
+    assert 500 < np.ptp(l1_hit.simulate("l1_chain_n8", 128, 16, 1)[:, 0]) < 1000
     gpu, sim = hit[("l1_chain_n8", 128, 8, 1)]
-    assert 0.6 < sim / gpu - 1 < 1.0, (gpu, sim)
+    assert 0.7 < sim / gpu - 1 < 1.0, (gpu, sim)
 
 
 def test_l1_hit_shapes():
@@ -600,30 +639,30 @@ def test_l1_hit_shapes():
                for k, s, w, g in l1_hit.configs() if g > 1)
 
 
-def test_l1_hit_the_tag_stage_times_hits_only():
-    """The tag stage times a hit (the probe measured hits); a miss keeps the miss path's time (one line a cycle,
-    ``gmem_rate``), which the recorded prologues were fitted with: the first pass of 32 lines a request reaches
-    the clock read at the same cycle with the stage or without it, the hits after it do not."""
+def test_l1_hit_the_tag_stage_times_hits_more_than_misses():
+    """The tag stage times every request (``memory["tag_all"]``), but a miss's time is mostly the miss path's
+    (one line a cycle, ``gmem_rate``): the first pass of 32 lines a request reaches the clock read within 10
+    cycles of where it does without the stage, while the hits after it take more than 3x as long with it."""
     params = params_for("sm_90a", device="H200")
     params.memory = dict(params.memory, tag_lines=0)
     with_tags = l1_hit.simulate("l1_hit_n16", 132, 4, 1)
     without = l1_hit.simulate("l1_hit_n16", 132, 4, 1, params)
-    assert (with_tags[:, 0] == without[:, 0]).all()
+    assert (abs(with_tags[:, 0] - without[:, 0]) <= 10).all()
     assert l1_hit.cycles(with_tags) > 3 * l1_hit.cycles(without)
 
 
 def test_l1_order_the_l1_serves_the_warps_in_turn():
     """``l1_order``: 16 warps each issue 16 hits over the same lines, then read the clock after each word. On the
     H200 their last words come back close together (the last reads within 6-28 % of the run over 1, 10 or 32
-    lines: the L1 serves the warps' requests in turn), where the engine, first-come, spreads them over 28-68 %
-    of it (the warps of each sub-partition one after another), 1.6-12x the H200's share. Measured, not
+    lines: the L1 serves the warps' requests in turn), where the engine, first-come, spreads them over 22-76 %
+    of it (the warps of each sub-partition one after another), 1.4-13x the H200's share. Measured, not
     modelled: the order of service. The readout (ptxas's if-converted store, 30 cycles a word on the H200) takes
     32 in the engine: PTX's branch and its redirect."""
     got = l1_order.measured(l1_order.load())
     for stride in (4, 40, 128, 132):
         ends, run = got[(stride, 16)]
         sim_ends, sim_run = l1_order.spans(l1_order.simulate(stride, 16))
-        assert ends / run < 0.3 and sim_ends / sim_run > max(1.5 * ends / run, ends / run + 0.15), (
+        assert ends / run < 0.3 and sim_ends / sim_run > ends / run + 0.1, (
             stride, ends, run, sim_ends, sim_run)
     one = [np.median(np.diff(np.asarray(r["t"])[0, 1:])) for r in l1_order.load()["rows"]
            if (r["stride"], r["warps"]) == (4, 1) and r["repeat"]]

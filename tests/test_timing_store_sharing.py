@@ -61,19 +61,22 @@ def test_a_storing_warp_slows_the_others_on_the_h100(got):
 
 def test_the_replay_of_the_store_variants(got):
     """The table (fitted to ``base`` and these variants together: the taken branch's redirect ``branch_taken`` 12,
-    overlapping the mma drain, and the store's register read ``store_read`` 17): base within 6.5 % (k32 with 16
-    warps -6.1 %), ``st.shared`` within 3 %, the store predicated off within 5 %, the store-free loop short by
-    0.4-6 % (k32 with 16 warps, out of step as in the 16-warp trips kernels, 10.6 %). Without the redirect, with
-    the trip's cost on the store's read (28), the store-free loop was 4.5-11 % short at every form and warp
-    count, a loop without a store not paying it."""
-    assert np.abs(_errors(got, "base")).max() < 6.5
-    assert np.abs(_errors(got, "shared")).max() < 3
-    assert np.abs(_errors(got, "predoff")).max() < 5
+    overlapping the mma drain, and the store's register read ``store_read`` 17; then, 2026-11-29, the L1's data
+    path for the fills' wavefronts and the store holding the tensor pipe, ``store_pipe`` 1.25, refitted on the
+    recorded table): base within 7.5 % (k32 with 16 warps -7.1 %, dense +5.5 %), ``st.shared`` within 4.5 %, the
+    store predicated off within 9.5 % (dense with 12-16 warps 6.5-9.3 % long: the predicated-off store holds
+    the pipe as a real one does), the store-free loop short by 0.4-9 % (k32 with 16 warps 11.3 %). Before the
+    data path's refit: base within 6.5 %, predicated off within 5 %, store-free 0.4-6 % short. Without the
+    redirect, with the trip's cost on the store's read (28), the store-free loop is 4.4-11.5 % short at every
+    form and warp count, a loop without a store not paying it."""
+    assert np.abs(_errors(got, "base")).max() < 7.5
+    assert np.abs(_errors(got, "shared")).max() < 4.5
+    assert np.abs(_errors(got, "predoff")).max() < 9.5
     nost = _errors(got, "nost")
-    assert (nost < 0).all() and (nost > -11).all() and (np.sort(nost)[1:] > -6).all(), nost
+    assert (nost < 0).all() and (nost > -12).all() and (np.sort(nost)[1:] > -9).all(), nost
     old = _issue(drain_at_target=False, branch_taken=0.0, store_read=28.0, store_read_other=10.0)
     nost_old = _errors(got, "nost", old)
-    assert (nost_old < -4.5).all() and (nost_old > -11).all(), nost_old
+    assert (nost_old < -4.3).all() and (nost_old > -12).all(), nost_old
 
 
 def test_the_h100s_trip_end_is_the_same_for_every_form(got):
@@ -107,25 +110,21 @@ def test_the_clock_read_waits_for_no_mma():
     assert sim["clock_sp_k16_1"] == 7 and sim["clock_sp_k32_1"] == 7
 
 
-def test_own_fill_with_the_store_on_the_pipe_keeps_the_trips():
-    """``memory["own_fill"]`` (the L1 fetching a line again for each warp that asks, as the H200 does and the H100's
-    first trips say) needs the tensor pipe's costs refitted with the warps out of step: alone it puts the
-    trips kernels with 16 warps at ILP 1 8 % short. With ``issue["store_pipe"]`` 1.0 (a global store holds
-    its sub-partition's tensor pipe for the ii of the op there when it issues: ``split`` above) and
-    ``store_read_other`` 5, the 16-warp trips are within 5 % again. Measured with the table before the branch's
-    redirect (TIMING_FINDINGS.md): the full table then 1,139 of 1,143 (sparse e4m3 ILP 1 with 7 warps +5.3 %),
-    the GEMMs on the H200 -3.2 / -0.1 / +0.8 / -11.6 % (that table's -7.0 / -3.7 / -5.0 / -15.7 %), and 10 tests
-    of the H200 probes, written for shared fills, failing."""
-    p = _issue(store_pipe=1.0, store_read_other=5.0)
-    p.memory = dict(p.memory, own_fill=True)
-    alone = params_for("sm_90a")
-    alone.memory = dict(alone.memory, own_fill=True)
+def test_the_store_on_the_pipe_keeps_the_trips_out_of_step():
+    """With the L1's data path taking the fills' wavefronts (``memory["miss_wavefronts"]``, ``tag_all``) the
+    16-warp trips kernels leave their first trip out of step, as the H100's do, and the other warps fill the
+    tensor pipe while one stores: without ``issue["store_pipe"]`` (a global store holds its sub-partition's
+    tensor pipe, 1.25 times the ii of the op there) the sparse k32 trips with 16 warps at ILP 1 run 10 % short;
+    with it both sparse forms are within 5 %."""
+    off = _issue(store_pipe=0.0)
     for name in ("trips_sp_f16_k16_f32", "trips_sp_f16_k32_f32"):
         tr = read_trace(os.path.join(ROOT, "traces", "h100", "timing", name + ".npz"))
         hw = measured(tr, 1, 16, 32, "mean")
-        refit = TimingRunner(tr, params=p).run(1, 16, 32).mean() / hw - 1
-        own = TimingRunner(tr, params=alone).run(1, 16, 32).mean() / hw - 1
-        assert abs(refit) < 0.05 and own < -0.075, (name, refit, own)
+        table = TimingRunner(tr, params=params_for("sm_90a")).run(1, 16, 32).mean() / hw - 1
+        without = TimingRunner(tr, params=off).run(1, 16, 32).mean() / hw - 1
+        assert abs(table) < 0.05, (name, table)
+        if "k32" in name:
+            assert without < -0.08, (name, without)
 
 
 def test_a_loops_taken_branch_costs_its_redirect():
@@ -178,13 +177,13 @@ def test_a_branch_after_a_tail_with_two_warps_a_sub_partition():
     """The same kernels with 8 warps (two on each sub-partition): the loop of one mma and no tail takes each warp
     about what it takes one alone (28.1 cycles against 27.3; warpsim 31.1 and 31.0): the redirect is the warp's
     own, the other warp issues in it. Not modelled: with 8 mma and a tail the pairs take the H200 1-19 cycles a
-    trip more than one warp alone (212.8 against 194.2 with 8 multiply-adds), warpsim 5 (6-8 % short)."""
+    trip more than one warp alone (212.8 against 194.2 with 8 multiply-adds), warpsim 5 (6-9 % short)."""
     from warpsim.timing import branch_tail as B
     got = {k: v[0] for k, v in B.measured(B.load()).items()}
     assert got[("branch_tail_k1_t0", 8)] - got[("branch_tail_k1_t0", 1)] < 1.5
     assert abs(B.simulate("branch_tail_k1_t0", 8) - B.simulate("branch_tail_k1_t0", 1)) < 0.5
     assert abs(B.simulate("branch_tail_k8_t0", 8) / got[("branch_tail_k8_t0", 8)] - 1) < 0.02
-    assert all(-0.09 < B.simulate(f"branch_tail_k8_t{t}", 8) / got[(f"branch_tail_k8_t{t}", 8)] - 1 < -0.05
+    assert all(-0.095 < B.simulate(f"branch_tail_k8_t{t}", 8) / got[(f"branch_tail_k8_t{t}", 8)] - 1 < -0.05
                for t in (1, 2, 3, 8, 12))
 
 

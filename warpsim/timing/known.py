@@ -34,6 +34,10 @@ CAUSES = {
                      "long, and these runs move by several % with any change of a few cycles (an 11-cycle "
                      "branch cost a trip of 17,000 moved them by 3-6 points)",
                      "sparse-fp8-ilp-4-with-several-warps-where-the-replay-lands"),
+    "fp8pairs": Cause("two warps of the sparse fp8 ILP 1 loop on a sub-partition run 1.30x or 1.40x one warp, "
+                      "nothing between, in shares that change from launch to launch (the 7-warp e4m3 launch "
+                      "recorded: 2 of 12 pairs slow); the replay's pairs sit between the modes",
+                      "sparse-fp8-ilp-1-two-warps-on-a-sub-partition-two-modes"),
     "icache": Cause("two warps on a sub-partition run in one of two modes, set by the code the launch before "
                     "left in the SM's instruction caches and by which warp starts its loop first (loop_delay.json); "
                     "the replay sits near the slow one",
@@ -42,6 +46,7 @@ CAUSES = {
 
 MISSES = (
     Miss("sp_e4m3_k64_f32", 4, (6, 10), 0.06, "l1shape"),
+    Miss("sp_e4m3_k64_f32", 1, (7,), 0.06, "fp8pairs"),
     Miss("sp_s4_k64", 1, (8,), 0.08, "icache"),
 )
 

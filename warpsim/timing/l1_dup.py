@@ -36,19 +36,21 @@ ROW = 256
 WORDS = 16 * 32 * 32 * ROW // 4
 
 
-def simulate(kernel: str, warps: int) -> np.ndarray:
-    """The clocks ``[warp][t0, t1]`` of the kernel run by warpsim as the H200."""
+def simulate(kernel: str, warps: int, params=None) -> np.ndarray:
+    """The clocks ``[warp][t0, t1]`` of the kernel run by warpsim as the H200 (or with ``params``)."""
+    import warpsim
     from warpsim.timing import measurement
     t = np.zeros((warps, 2), np.int64)
-    fn = measurement.h200_module(PTX).get_function(kernel)
+    mod = measurement.h200_module(PTX) if params is None else warpsim.RawModule(path=PTX, timing_params=params)
+    fn = mod.get_function(kernel)
     fn((1, 1, 1), (32 * warps, 1, 1), (np.zeros(WORDS, np.uint32), t, np.zeros(32 * warps, np.uint32), np.int32(0)))
     return t
 
 
 def cycles(t) -> tuple[float, float]:
-    """``(CTA, warp)``: the warps' first clock to their last, and the mean of each warp's two clocks apart."""
-    t = np.asarray(t, np.int64)
-    return float(t[:, 1].max() - t[:, 0].min()), float(np.mean(t[:, 1] - t[:, 0]))
+    """``(CTA, warp)``, as :func:`warpsim.timing.gmem_rate.cycles`."""
+    from warpsim.timing import gmem_rate
+    return gmem_rate.cycles(t)
 
 
 def load(path: str = PATH) -> dict:

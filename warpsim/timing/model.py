@@ -19,15 +19,17 @@ Structure (no per-lane or per-cycle work):
   after a taken one, for its redirect (``branch_taken``); a branch at the end of a block with a store waits
   for the store's register read
   (``store_read``; a global store's read waits ``store_read_other`` more per other warp of the
-  sub-partition with a tensor op in flight before it; off in the table: ``store_pipe``, the store holding the
-  sub-partition's tensor pipe).
-* Global loads go through a sectored L1 per SM (``memory``): a 32-byte sector present (or being filled)
-  costs the L1 hit latency, a missing one is fetched from L2 (its line ``l2_hit`` cycles away, or ``l2_far``
-  for a share of the lines picked by a hash of the address; ``own_fill``: a sector another warp's request is
-  fetching is fetched again); the L1 starts empty at each launch. Its miss
-  path takes one 128-byte line every ``miss_ii`` cycles for the SM; a hit's lines first pass the SM's tag stage,
-  ``tag_lines`` a cycle (``l1_hit``), then its data path takes the wavefronts at ``wavefront`` cycles each
-  from a sub-partition and ``wavefront_sm`` for the SM (``gmem_rate``). A sub-partition issues a global
+  sub-partition with a tensor op in flight before it; ``store_pipe``: the store holding the sub-partition's
+  tensor pipe).
+* Global loads go through a sectored L1 per SM (``memory``): a 32-byte sector present costs the L1 hit
+  latency, one being filled waits for that fill (whichever warp asked for it), a missing one is fetched from
+  L2 (its line ``l2_hit`` cycles away, or ``l2_far`` for a share of the lines picked by a hash of the
+  address); the L1 starts empty at each launch. Its miss path takes one 128-byte line every ``miss_ii``
+  cycles for the SM; a request's lines first pass the SM's tag stage, ``tag_lines`` a cycle (``l1_hit``; with
+  ``tag_all`` off, a hit's only), then its data path takes the wavefronts, when the data is there (after the
+  hit latency, or as the fill arrives: ``miss_wavefronts``), at ``wavefront`` cycles each from a
+  sub-partition (``miss_wavefront`` for a fill's data) and ``wavefront_sm`` for the SM (``gmem_rate``,
+  ``l1_dup``); the turns are booked at issue (:class:`warpsim.timing.slots.Slots`). A sub-partition issues a global
   store every ``store_ii`` cycles at most; stores queue at the SM's store port (``store_line`` cycles a line
   or ``store_sector`` a sector); while ``store_queue`` of them wait, no warp of the SM issues another.
 * The functional engine's :meth:`warpsim.warp.Warp.step` runs every instruction in program order; an
@@ -61,6 +63,7 @@ from warpsim.cta import CTA, BarrierDeadlock
 from warpsim.engine import MAX_THREADS_PER_CTA, Stats, dim3, young_gc
 from warpsim.timing.analysis import UNITS, _analysed
 from warpsim.timing.choice import WarpChoice, _max_ready
+from warpsim.timing.slots import Slots
 
 _INF = float("inf")
 _TENSOR = UNITS.index("tensor")
@@ -146,7 +149,7 @@ class _TW:
 
 class _SP:
     __slots__ = ("index", "smo", "warps", "live", "t_issue", "units", "rr", "state", "priority", "tlast",
-                 "t_ii", "tflight", "last", "proc", "wait_t", "local", "rotations", "st_until", "l1_free")
+                 "t_ii", "tflight", "last", "proc", "wait_t", "local", "rotations", "st_until", "l1_free", "slots")
 
     def __init__(self, index, smo, nunits, state):
         self.index, self.smo, self.state = index, smo, state
@@ -164,6 +167,7 @@ class _SP:
         self.rotations = []      # rotations[rr]: the warps in round-robin order from slot rr (set at the start)
         self.st_until = 0.0      # the latest register read of a global store of its warps (store_read_other)
         self.l1_free = 0.0       # when its port into the L1's data path is free (memory["wavefront"])
+        self.slots = Slots()     # the port's booked cycles (memory["miss_wavefronts"])
         self.tflight: list = []  # (completion, warp) of the tensor ops in flight
         self.last = None         # the warp that issued last
 
@@ -171,17 +175,17 @@ class _SP:
 class _SM:
     """One SM: its CTAs still to run (one after another), SM-wide unit free times and its L1."""
 
-    __slots__ = ("index", "ctas", "units", "l1", "l1_free", "tag_free", "miss_free", "stores", "filler")
+    __slots__ = ("index", "ctas", "units", "l1", "l1_free", "tag_free", "miss_free", "stores", "slots")
 
     def __init__(self, index, ctas, nunits):
         self.index, self.ctas = index, list(ctas)
         self.units = [0.0] * nunits
         self.l1: dict = {}
         self.l1_free = 0.0
+        self.slots = Slots()    # the data path's booked cycles (memory["miss_wavefronts"])
         self.tag_free = 0.0     # when its tag stage has looked up the lines asked for so far (memory["tag_lines"])
         self.miss_free = 0.0
         self.stores: list = []  # when each store queued at the store port leaves it (the last store_queue)
-        self.filler: dict = {}  # sector -> {warp: when the fill it asked the L2 for arrives} (memory["own_fill"])
 
 
 class TimedEngine(WarpChoice):
@@ -234,7 +238,8 @@ class TimedEngine(WarpChoice):
         far = mem.get("l2_far") or {}
         self.l2_far = float(far.get("latency", self.l2_hit))
         self.l2_far_cut = int(float(far.get("share", 0.0)) * 1024)
-        self.own_fill = bool(mem.get("own_fill", False))
+        self.miss_wavefronts = bool(mem.get("miss_wavefronts", False))
+        self.miss_wavefront = float(mem.get("miss_wavefront", self.wavefront))
         self.store_queue = int(mem.get("store_queue", 0))
         self.store_line = float(mem.get("store_line", 0.0))
         self.store_sector = float(mem.get("store_sector", 0.0))
@@ -790,9 +795,8 @@ class TimedEngine(WarpChoice):
         """Completion of a global load issued at ``t``: every sector in the L1 (a hit) -> its lines through the
         SM's tag stage (``_tags``), then its wavefronts through the L1 data path after the hit latency (with
         ``tag_all`` a miss's lines pass the tag stage too, before the rest); a sector being filled -> when that fill
-        arrives (with ``own_fill``: when the fill this warp asked for arrives, a fill only another warp asked
-        for being asked for again); a missing sector -> fetched from L2 (and in the L1 from its first fill on),
-        its line ``l2_hit`` or ``l2_far`` cycles away."""
+        arrives; a missing sector -> fetched from L2 (and in the L1 from its first fill on), its line ``l2_hit``
+        or ``l2_far`` cycles away; with ``miss_wavefronts`` the data of a fill then passes the data path too."""
         got = tw.gaddr.pop(it.pc, None)
         if got is None:
             return done
@@ -807,8 +811,6 @@ class TimedEngine(WarpChoice):
             f = l1.get(s)
             if f is not None and f <= t:
                 continue  # in the L1
-            if f is not None and self.own_fill:
-                f = sm.filler[s].get(tw)  # only the fill this warp asked for
             if f is None:
                 missing.append(s)
             elif f > end:
@@ -819,15 +821,15 @@ class TimedEngine(WarpChoice):
                 f = fill[s >> 2]
                 if s not in l1 or l1[s] > f:
                     l1[s] = f
-                if self.own_fill:
-                    sm.filler.setdefault(s, {})[tw] = f
                 if f > end:
                     end = f
-        if end >= 0.0:  # waits for L2: the fill delivers the data
-            return end
+        if end >= 0.0:  # waits for L2: the fill delivers the data (miss_wavefronts: through the data path)
+            return self._booked(sp, sm, t, end, wf, self.miss_wavefront) if self.miss_wavefronts else end
         if self.tag_lines and not self.tag_all:
             t = self._tags(sm, t, sectors)
         start = t + self.l1_hit
+        if self.miss_wavefronts:
+            return self._booked(sp, sm, t, start, wf, self.wavefront)
         if sp.l1_free > start:
             start = sp.l1_free
         if sm.l1_free > start:
@@ -835,6 +837,26 @@ class TimedEngine(WarpChoice):
         sp.l1_free = start + wf * self.wavefront
         sm.l1_free = start + wf * self.wavefront_sm
         return sp.l1_free
+
+    def _booked(self, sp, sm, t, ready, wf, per) -> float:
+        """``memory["miss_wavefronts"]``: when a request issued at ``t`` whose data is there at ``ready`` (a hit's
+        latency on, or a fill's arrival) has its ``wf`` wavefronts through the L1 data path: the first cycle from
+        ``ready`` on where its sub-partition's port has ``wf * per`` cycles free (``wavefront`` for a hit,
+        ``miss_wavefront`` for a fill's data) and the SM's path
+        ``wf * wavefront_sm`` (:class:`warpsim.timing.slots.Slots`: a miss books its turn at issue, hundreds of
+        cycles ahead, and the hits issued meanwhile take the cycles before it)."""
+        a, b = wf * per, wf * self.wavefront_sm
+        sp.slots.forget(t - 64.0)
+        sm.slots.forget(t - 64.0)
+        s = ready
+        while True:
+            s1 = sp.slots.earliest(s, a)
+            s = sm.slots.earliest(s1, b)
+            if s == s1:
+                break
+        sp.slots.book(s, a)
+        sm.slots.book(s, b)
+        return s + a
 
     def _tags(self, sm, t, sectors) -> float:
         """When a request issued at ``t`` has its lines looked up: the SM's tag stage takes ``tag_lines`` of its

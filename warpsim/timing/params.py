@@ -27,7 +27,8 @@ A table module defines ``TABLE``: a dict with
 * ``memory`` (optional): ``l1_hit`` / ``l2_hit`` (cycles of a global load whose 32-byte sectors are all in
   the SM's L1 / one of which must come from L2), ``l2_far`` (``{"latency", "share"}``: that share of the lines,
   picked by a hash of the address, comes from the far part of the L2), ``sector_bytes``, the L1's rates
-  (``miss_ii``, ``tag_lines``, ``wavefront``, ``wavefront_sm``), ``tag_all``, ``own_fill``, a sub-partition's
+  (``miss_ii``, ``tag_lines``, ``wavefront``, ``wavefront_sm``, ``miss_wavefront``), ``tag_all``,
+  ``miss_wavefronts``, a sub-partition's
   global store rate (``store_ii``) and the store port (``store_queue``, ``store_line``, ``store_sector``);
   without it a global load takes the ``mem_global`` class latency;
 * ``devices`` (optional): ``{chip: {section: {key: value}}}``, what another chip with the same SM changes.

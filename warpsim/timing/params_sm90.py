@@ -85,22 +85,29 @@ TABLE = {
         # 4.3 %; with the store read at 17 and the branch's redirect (above) 12 keeps all 39 trips runs within
         # 5 % (10: T/trips_sp_f16_k32_f32:ilp1 warps 16 6.1 % short; 8: 7.5 %).
         "store_read_other": 12.0,
-        # Off, and why (H100, traces/h100/trips/store_sharing.json run by warpsim from the same PTX,
-        # warpsim.timing.store_sharing, tests/test_timing_store_sharing.py). ``store_pipe``: a global store holds
-        # its sub-partition's tensor pipe, when it issues, for this many times the ii of the op the pipe took
-        # last, after that op. The H100's ``split`` runs (one storing warp a sub-partition) have the other,
-        # store-free warps 6-12 cycles a trip slower than without the store, in every form; with own_fill (below)
-        # and ``store_read_other`` 5, 1.0 keeps the trips kernels with 16 warps at ILP 1 within 5 % (own_fill
-        # alone: 10-13 % short; 1.25: sparse k32 ILP 4 with 12 warps 7.5 % short, 0.75: the dense ILP 1 trips
-        # with 16 warps 6.6 %), the native table 867 of 867 (mean error 0.89 % against the table's 0.76 %), the
-        # full table 1,139 of 1,143 (measured with the store's read at 28, no redirect and store_read_other 5).
-        "store_pipe": 0.0,
+        # ``store_pipe``: a global store holds its sub-partition's tensor pipe, when it issues, for this many times
+        # the ii of the op the pipe took last, after that op (H100, traces/h100/trips/store_sharing.json run by
+        # warpsim from the same PTX, warpsim.timing.store_sharing: in the ``split`` runs, one storing warp a
+        # sub-partition, the store-free warps beside it are 6-12 cycles a trip slower than without the store, in
+        # every form). The H100's trips kernels with 16 warps leave their first trip 80-212 cycles apart and keep
+        # their trip (T/trips_sp_f16_k32_f32:ilp1 warps 16: 316-318 cycles, the warps 212-485 apart); with the
+        # L1's data path taking a fill's wavefronts and its tag stage every request (memory below) the replay's
+        # warps leave it as far apart (200), and out of step the other warps fill the pipe while one stores: that
+        # trip 285 cycles with 0, 291 / 303 / 316 with 1.0 / 1.25 / 1.5 (dense 260 / 272 / 274 / 270, the H100's
+        # 260; sparse k16 236 / 242 / 244 / 252, 235). Fitted with the rest of the 2026-11-29 refit over the 867
+        # native configurations (TIMING_FINDINGS.md, "A request for a line being filled"): 1.25 puts all 867
+        # within 5 % (1.0: the k32 trips with 16 warps 5.7 % short; 1.5: two trips runs 5.5-5.8 % long).
+        "store_pipe": 1.25,
         # several warps on one tensor pipe: the pipe takes an op from another warp than its last one
         # ``switch`` cycles later than its ii, and an op completes ``inflight_other`` cycles later per tensor op
         # of another warp in flight on the pipe when it issues (operand/writeback sharing). Fitted together to the
         # ILP1 runs with 2..16 warps (T/sp_f16_k16_f32, dense_f16_k16_f32, sp_f16_k32_f32: ilp1 warps 2..16,
         # reps 32), where one warp per sub-partition runs at 16.75 / 24 per mma and 2, 3, 4 warps per
-        # sub-partition at 17.45, 19.4, 25.4 (k16 sparse) per mma and warp.
+        # sub-partition at 17.45, 19.4, 25.4 (k16 sparse) per mma and warp. Refitted 2026-11-29 when the L1's
+        # data path came to take the fills' wavefronts (memory below: the prologues, longer and the warps apart as
+        # on the H100, had hidden ~3 % of the loop in the dense ILP 1 runs with 9-16 warps): ``switch`` 0.5 -> 0.25,
+        # ``inflight_other`` 0.75 -> 0.6 (0.5 / 0.6 with 0.25 / 0.5 screened: 0.5 leaves the sparse k32 trips with
+        # 16 warps 8.9 % short, 0.5 switch the dense ILP 1 runs with 16 warps 5.2 % long).
         # ``switch_fresh``: the switch costs only an op whose operands were written less than 16 cycles before
         # the pipe frees for it (at ILP1 its accumulator, 0..8 cycles before with 4 warps per sub-partition),
         # in proportion to its accumulator registers (``switch`` for ``switch_regs`` = 4, f32/s32): the
@@ -154,7 +161,7 @@ TABLE = {
         # share fairly and need none (a cap of 26 there starves a warp the H100 serves, T/sp_f16_k16_f32:ilp4
         # warps 16 16 % short; with 40, T/sp_f16_k16_f32, sp_s8_k32, dense_f16_k16_f16:ilp4 warps 13, 16 run
         # exactly as without it).
-        "tensor_sharing": {"switch": 0.5, "switch_regs": 4, "switch_fresh": 16.0, "inflight_other": 0.75,
+        "tensor_sharing": {"switch": 0.25, "switch_regs": 4, "switch_fresh": 16.0, "inflight_other": 0.6,
                            "aging": 20.0, "aging_nonyield": 17.0, "aging_cap": 40.0},
         # bar.sync: last arrival -> next issue [lit: ~20-cycle CTA barrier on Volta..Hopper microbenchmarks]
         "barrier": 20.0,
@@ -254,8 +261,10 @@ TABLE = {
         "l1_hit": 30.0,
         # L2 hit (warm) fitted to the k32 prologue (~390, every ILP) and the ILP1 prologues (345 k16, 398
         # k32: the A/B/E loads wait for the C loads' fills or miss after them) [lit: ~260-300 near L2
-        # partition; the traces' data sit where they sit].
-        "l2_hit": 350.0,
+        # partition; the traces' data sit where they sit]. 350 until the misses' tag stage and wavefronts
+        # (below) took 15-20 cycles of those prologues: 335 puts the one-warp runs of 4 trips at a mean error
+        # of 0.63 % (350: 0.94 %; 325: 0.60 %, the 867 native configurations' mean 0.811 against 0.800).
+        "l2_hit": 335.0,
         # every L1 hit moves its wavefronts through the SM's L1 data path, 2 cycles each; a wavefront is one
         # access per 4-byte bank (32 banks), so lanes 32 bytes apart (T/dense_f16_k16_f16: 8-word
         # records) conflict 8 ways: its ILP>=2 prologue is 170, 71 more than the 40-byte records of
@@ -272,31 +281,35 @@ TABLE = {
         # warpsim.timing.l1_hit: one warp's 8 dependent hits 2 cycles a step longer a wavefront and ~1/4 a line; 16
         # requests over 32 lines without a bank conflict 199 cycles for one warp, 315 / 531 / 900 / 1,649 for 2 / 4 /
         # 8 / 16 warps: 8 cycles a request for the SM; the engine 138-249 without the stage, within 19 % with it).
-        # "tag_all" (off): a miss's lines too; the miss path (miss_ii) and the fitted L2 latency time misses, and
-        # with it the trips kernels with 16 warps at ILP 1 go 6-9 % short (1,136 of 1,143); hits only: 1,140, the
-        # median 0.54 -> 0.52 %. The probe's lone hit is 35-37 cycles from LDG to its reader in the SASS; l1_hit stays
-        # at 30 (34: 1,140 too, but the one-warp ILP 2 runs with 4 trips 0.7 points longer, to +4.8 %).
+        # "tag_all" (on since 2026-11-29): a miss's lines too. traces/h200/l1_dup.json's requests of the recorded
+        # kernels' shape (each lane's record 40 bytes on: 10 lines a request, 1-2 wavefronts) that wait for fills
+        # another request brought cost 2.7-2.9 cycles each with 16 warps, the stage's ceil(10 / 4); and the H100's
+        # own trips kernels (T/trips_sp_f16_k32_f32:ilp1, 13-line requests) leave their first trip later by 33
+        # cycles a warp (558 with one warp, 1,062 with 16, 212 apart): with it 934 and 210 apart, without 771 and
+        # 79. (Before the refit below it had put the trips kernels with 16 warps at ILP 1 6-9 % short.) The probe's
+        # lone hit is 35-37 cycles from LDG to its reader in the SASS; l1_hit stays at 30 (34: the one-warp ILP 2
+        # runs with 4 trips 0.7 points longer).
         "tag_lines": 4,
-        "tag_all": False,
-        # "own_fill" (off): a load of a sector another warp's request is still fetching asks the L2 for it again,
-        # its line taking its own turn of the miss path. gmem_rate.json says so for two warps loading the same 32
-        # or 8 lines a request (as long as two loading lines of their own; shared, the engine is 42-49 % short, with
-        # own_fill within 3 % from 2 warps with p32, 14 % with p8 from 4), and so does the GEMM's A phase
-        # (traces/h200/spgemm_phase.json: warps 2k and 2k + 1 load the same A rows; 458 / 598 cycles with 4 / 8
-        # warps, shared 375 / 413, fetched again 399 / 451). But the recorded timing kernels, whose warps load the same
-        # fragments (each warp the same 32 records), say otherwise: with it 1,137 of the 1,143 configurations are
-        # within 5 %, median 0.57 % (the trips kernels with 16 warps 10-13 % short, sparse e4m3 ILP 1 with 7 warps
-        # 5.3 % long; the GEMMs -3 / -0.5 / +0.5 / -11 %), and traces/h200/record_merge.json (those kernels'
-        # loads on the H200: their sectors mostly filled by the C loads before the clock read) has the shared
-        # records take 170 cycles with 16 warps where each warp's own take 123-138: the engine sharing fills 172 /
-        # 82, fetching again 81 / 82; but the warps' first clock reads fall 228-260 cycles apart there, as fetching
-        # again gives (242; shared fills 8), so the H200 fetches again and the loads after the clock read (hits)
-        # cost it more than the engine's hit path. (A first version, in which a later warp's fetch put off the data for all,
-        # had 1,126 with the L2 made the H200's plus 3-5 %.) The H100's trips traces agree: 8-16 warps end their first
-        # trip 80-212 cycles apart, with own_fill 58-244, shared within 25 (tests/test_timing.py). The rest of the
-        # table was fitted with fills shared, the per-trip store's cost with the warps in step (TIMING_FINDINGS.md,
-        # "The recorded warps leave their first trip apart"); the table shares them until that is refitted.
-        "own_fill": False,
+        "tag_all": True,
+        # "miss_wavefronts" (on since 2026-11-29): a fill's data passes the L1 data path too, its wavefronts booked
+        # from the fill's arrival at "miss_wavefront" cycles each on the sub-partition's port and "wavefront_sm" on
+        # the SM's path; a request for a sector being filled (any warp's) waits for that fill. Measured by
+        # traces/h200/l1_dup.json (warpsim.timing.l1_dup): 1-16 warps each asking 1-16 times for the same words or
+        # for other lines. Where a request's lanes fall in one or two banks' words a line (stride 36-44 bytes: 1-2
+        # wavefronts) 8 requests of the same words take 16 warps 886-896 cycles, of other lines 1,644-1,902: the
+        # fill is shared. Where they conflict 8-32 ways (4 lanes a line 16 bytes apart, or one lane a line) the
+        # same words cost as much as other lines (16 warps, 16 requests over 32 lines: 8,672 / 8,849): each
+        # request's wavefronts, one a cycle for the SM. So gmem_rate's and l1_merge's pairs (8- and 32-way), which
+        # had read as the L1 fetching a line again for each warp, were the data path. The engine before this: the
+        # 505 increments of l1_dup (each kernel less its one-request kernel) off by 231 cycles on average, now 40;
+        # one warp's 32-way requests pass at ~1 cycle a wavefront (so "miss_wavefront" 1.0; a hit's dependent
+        # chain pays "wavefront" 2). With them the H100's trips kernels leave their first trip where the H100
+        # does (dense with 16 warps 834 cycles and 134 apart, the H100 776 and 133; before 548 and 19), the
+        # H200's record_merge within 12 % (16 warps sharing the records 191 against 170, before 248), the H200
+        # GEMM with 8 warps within 1 % (before 16 % short). It lengthens the one-warp prologues by ~15-20 cycles,
+        # so l2_hit was refitted (350 -> 335), and the tensor pipe's sharing costs (tensor_sharing, store_pipe).
+        "miss_wavefronts": True,
+        "miss_wavefront": 1.0,
         # global stores queue at the SM's store port, which takes 2 cycles a line or 1 a sector, whichever is
         # more, and while 40 wait there no warp issues another (gmem_rate.json: 4-16 warps each storing 32
         # requests over 1 / 8 / 32 lines take 3.7-4.0 / 14.6-16.0 / 58.9-64.0 cycles a request more per warp,
