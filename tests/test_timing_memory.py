@@ -1,9 +1,13 @@
 """The timed engine's memory and front end against the H100: the L1 (l1_probe, l1_carveout, l1_counters,
 l1_rate, l1_fill, the miss spread, in-order loads), the dependent-chain latencies, the instruction fetch
-(ifetch, branch_fetch) and the register banks."""
+(ifetch, branch_fetch), the register banks, and the booked turns of the L1's data path (``Slots``)."""
 from __future__ import annotations
 
 import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from warpsim.timing.slots import Slots
 
 
 def test_l1_carveout_replay():
@@ -464,3 +468,31 @@ def test_miss_spread_draws_each_lines_latency_from_the_h100s():
                 for r in range(len(a["run_ilp"])) if (a["run_ilp"][r], a["run_warps"][r], a["run_reps"][r]) == (4, 5, 32)]
     width = lambda xs: (max(xs) - min(xs)) / np.median(xs)  # noqa: E731
     assert 0.01 < width(launches) < 0.05 and width(runs) >= 0.8 * width(launches), (width(launches), width(runs))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 200), st.integers(1, 20)), min_size=1, max_size=30))
+def test_slots_book_the_first_gap_and_never_overlap(asks):
+    """``Slots`` (the L1 data path's turns, booked at a request's issue for when its data is there): each booking
+    starts at its ready cycle or at the end of an interval already booked, no two bookings share a cycle, and a
+    booking for later leaves the cycles before it to one ready sooner."""
+    slots, booked = Slots(), []
+    for ready, length in asks:
+        start = slots.earliest(ready, length)
+        assert start >= ready
+        assert start == ready or any(abs(start - (s + n)) < 1e-9 for s, n in booked)
+        slots.book(start, length)
+        booked.append((start, length))
+    cycles = [c for s, n in booked for c in range(s, s + n)]
+    assert len(cycles) == len(set(cycles))
+    assert all(e > s for s, e in zip(slots.starts, slots.ends))
+    assert all(e < s for e, s in zip(slots.ends, slots.starts[1:]))
+
+
+def test_slots_forget_keeps_what_is_still_ahead():
+    slots = Slots()
+    slots.book(100, 10)
+    assert slots.earliest(0, 50) == 0 and slots.earliest(60, 50) == 110
+    slots.book(0, 50)
+    slots.forget(60)
+    assert (slots.starts, slots.ends) == ([100], [110])
