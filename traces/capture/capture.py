@@ -344,6 +344,23 @@ def l1_resetter(cp):
     return lambda: fn((sms,), (256,), (sink,), shared_mem=L1_RESET_SMEM_KB * 1024)
 
 
+def reset_launches(cp, fn, warps: int, args, launches: int, reset) -> list:
+    """The ``[warp][t0, t1]`` clocks of ``launches`` launches of ``fn`` on one CTA of ``warps`` warps, each right
+    after ``reset()`` (:func:`l1_resetter`), after one launch that brings its lines into the L2 (not kept):
+    ``args(t, sink)`` gives the kernel's arguments for the clock array and a sink of a word a thread."""
+    t = cp.zeros((warps, 2), cp.int64)
+    sink = cp.zeros(32 * warps, cp.uint32)
+    kept = []
+    for rep in range(-1, launches):
+        if rep >= 0:
+            reset()
+        fn((1,), (32 * warps,), args(t, sink))
+        cp.cuda.Device().synchronize()
+        if rep >= 0:
+            kept.append(t.get().tolist())
+    return kept
+
+
 def timing_trace(spec, rng, dry, dev, out: Path, quick=False, warmup="none", input_from=None, before="none",
                  repeats=(3, 2)):
     """warmup: a key of TIMING_WARMUPS; before: a key of TIMING_BEFORE; repeats: see :func:`timing_runs`.

@@ -25,7 +25,7 @@ LAUNCHES = 3
 
 def device(out: Path) -> int:
     import cupy as cp
-    from capture import l1_resetter
+    from capture import l1_resetter, reset_launches
     gr = analysis_module("gmem_rate")
     mod = cp.RawModule(path=str(PTX))
     reset = l1_resetter(cp)
@@ -34,15 +34,8 @@ def device(out: Path) -> int:
     for kernel in gr.KERNELS:
         fn = mod.get_function(kernel)
         for warps in gr.WARPS:
-            t = cp.zeros((warps, 2), cp.int64)
-            sink = cp.zeros(32 * warps, cp.uint32)
-            for rep in range(-1, LAUNCHES):
-                if rep >= 0:
-                    reset()
-                fn((1,), (32 * warps,), (buf, t, sink))
-                cp.cuda.Device().synchronize()
-                if rep >= 0:
-                    rows.append({"kernel": kernel, "warps": warps, "repeat": rep, "t": t.get().tolist()})
+            clocks = reset_launches(cp, fn, warps, lambda t, sink: (buf, t, sink), LAUNCHES, reset)
+            rows += [{"kernel": kernel, "warps": warps, "repeat": rep, "t": t} for rep, t in enumerate(clocks)]
     return write_device_doc(cp, out, "gmem_rate", rows=rows)
 
 
