@@ -62,9 +62,8 @@ def measured(doc: dict) -> dict:
 def simulate(kernel: str, warps: int, params=None, ptx: str = PTX) -> np.ndarray:
     """The kernel's ``T`` ([warp][least, greatest, sum]) of the PTX file ``ptx`` run by warpsim (the H200's table,
     or ``params``)."""
-    import warpsim
     from warpsim.timing import measurement
-    mod = measurement.h200_module(ptx) if params is None else warpsim.RawModule(path=ptx, timing_params=params)
+    mod = measurement.h200_module(ptx, params=params)
     t = np.zeros(3 * warps, np.int64)
     mod.get_function(kernel)((1,), (32 * warps,), (inputs(), t, np.zeros(32 * warps, np.float32)))
     return t.reshape(warps, 3)

@@ -38,10 +38,9 @@ WORDS = 16 * 32 * 32 * ROW // 4
 
 def simulate(kernel: str, warps: int, params=None) -> np.ndarray:
     """The clocks ``[warp][t0, t1]`` of the kernel run by warpsim as the H200 (or with ``params``)."""
-    import warpsim
     from warpsim.timing import measurement
     t = np.zeros((warps, 2), np.int64)
-    mod = measurement.h200_module(PTX) if params is None else warpsim.RawModule(path=PTX, timing_params=params)
+    mod = measurement.h200_module(PTX, params=params)
     fn = mod.get_function(kernel)
     fn((1, 1, 1), (32 * warps, 1, 1), (np.zeros(WORDS, np.uint32), t, np.zeros(32 * warps, np.uint32), np.int32(0)))
     return t

@@ -63,11 +63,10 @@ def arguments(stride: int, warps: int, groups: int):
 
 def simulate(kernel: str, stride: int, warps: int, groups: int, params=None) -> np.ndarray:
     """The clocks ``[warp][t0, t1]`` of the kernel run by warpsim (as the H200 unless ``params`` is given)."""
-    import warpsim
     from warpsim.timing import measurement
     t = np.zeros((warps, 2), np.int64)
     buf, sink, *rest = arguments(stride, warps, groups)
-    mod = measurement.h200_module(PTX) if params is None else warpsim.RawModule(path=PTX, timing_params=params)
+    mod = measurement.h200_module(PTX, params=params)
     mod.get_function(kernel)((1, 1, 1), (32 * warps, 1, 1), (buf, t, sink, *rest))
     return t
 

@@ -108,8 +108,11 @@ def options_in(argv: list) -> dict:
     return options(next((a for a in argv if a.startswith("{")), "{}"))
 
 
-def h200_module(path: str, timing: bool = True):
+def h200_module(path: str, timing: bool = True, params=None):
     """``warpsim.RawModule`` of the PTX file at ``path`` timed as the H200 (the sm_90 table with the H200's L2,
-    ``params_sm90.TABLE["devices"]``): what the analyses of ``traces/h200`` set beside the H200's cycles."""
+    ``params_sm90.TABLE["devices"]``): what the analyses of ``traces/h200`` set beside the H200's cycles; with
+    ``params``, timed by those instead (a table changed for a screen or a test)."""
     import warpsim
+    if params is not None:
+        return warpsim.RawModule(path=path, timing_params=params)
     return warpsim.RawModule(path=path, timing=timing, device="H200")

@@ -31,10 +31,9 @@ def inputs() -> np.ndarray:
 
 def simulate(warps: int, own: int, params=None) -> np.ndarray:
     """The clocks ``[warp][t0, t1]`` of the kernel run by warpsim (as the H200 unless ``params`` is given)."""
-    import warpsim
     from warpsim.timing import measurement
     t = np.zeros((warps, 2), np.int64)
-    mod = measurement.h200_module(PTX) if params is None else warpsim.RawModule(path=PTX, timing_params=params)
+    mod = measurement.h200_module(PTX, params=params)
     mod.get_function("record_merge")((1, 1, 1), (32 * warps, 1, 1),
                                      (inputs(), t, np.zeros(2048, np.uint32), np.int32(own)))
     return t
