@@ -1,13 +1,16 @@
 """Whether a warp's requests for sectors it is already fetching are fetched again (``traces/h200/l1_dup.json``,
 ``traces/capture/l1_dup.py``, ``traces/capture/kernels/l1_dup.ptx``), run by the GPU and by warpsim's timed engine
-(as the H200) from the same PTX file.
+(as the H200) from the same PTX file. They are not: a request for a line being filled waits for that fill, and
+what it costs past that is its wavefronts through the SM's data path (``memory["miss_wavefronts"]``).
 
 Every warp of one CTA issues N independent loads (1-16), each request over P lines (1, 8 or 32, 256 bytes apart;
 ``_r128``: side by side), lines of its own: ``distinct`` each request other lines, ``same`` every request the same
 words, ``sector`` the same lines, sector j % 4 of each; ``record`` the recorded timing kernels' loads (a lane's
-record 40 bytes on from the last lane's, request j its word j; ``record_same``: every request word 0). Set beside each other, ``same`` and ``distinct`` say whether the L1 gives a warp's later request
-the fill its earlier one is bringing (``same`` as fast as one request) or fetches the sectors again (as slow as
-``distinct``); ``sector`` whether a miss brings the line's other sectors.
+record 40 bytes on from the last lane's, request j its word j; ``record_same``: every request word 0); ``s{S}``
+S sectors of each of 8 lines (``shared``: every warp warp 0's words); ``b{B}`` lane l at B * l bytes. Set beside
+each other, ``same`` and ``distinct`` say whether the L1 gives a warp's later request the fill its earlier one is
+bringing (``same`` as fast as one request) or fetches the sectors again (as slow as ``distinct``), and, by the
+lanes' bank conflicts, what each request costs; ``sector`` whether a miss brings the line's other sectors.
 
     python -m warpsim.timing.l1_dup [FILE]    # the GPU's cycles beside warpsim's (default: the H200 file)
 """
@@ -26,7 +29,8 @@ STRIDES = (32, 36, 40, 44, 48, 64, 128)
 SHAPES = (("distinct", (1, 8, 32)), ("same", (1, 8, 32)), ("sector", (8, 32)))
 KERNELS = tuple(f"l1_dup_{mode}_n{n}_p{p}" for mode, ps in SHAPES for p in ps for n in COUNTS) \
     + tuple(f"l1_dup_{mode}_n{n}_p{p}_r128" for mode in ("distinct", "same") for p in (8, 32) for n in COUNTS) \
-    + tuple(f"l1_dup_record_n{n}_p10" for n in (1, 2, 4, 8)) + tuple(f"l1_dup_record_same_n{n}_p10" for n in (2, 4, 8)) \
+    + tuple(f"l1_dup_record_n{n}_p10" for n in (1, 2, 4, 8)) \
+    + tuple(f"l1_dup_record_same_n{n}_p10" for n in (2, 4, 8)) \
     + tuple(f"l1_dup_s{s}_{mode}_n{n}" for mode in ("distinct", "same", "shared") for s in (1, 2, 3, 4)
             for n in (1, 2, 4, 8)) \
     + tuple(f"l1_dup_b{b}_{mode}_n{n}" for b in STRIDES for mode, ns in (("distinct", (1, 2, 8)), ("same", (2, 8)))
@@ -56,10 +60,13 @@ def load(path: str = PATH) -> dict:
     from warpsim.timing import measurement
 
     def bad(r):
-        if r.get("kernel") not in KERNELS or r.get("warps") not in WARPS \
-                or measurement.shape(r.get("t")) != (r.get("warps"), 2):
-            return (f"a row of kernel {r.get('kernel')!r} is not one of {', '.join(KERNELS)} with a warp count of "
-                    "WARPS and two clocks a warp")
+        k, w = r.get("kernel"), r.get("warps")
+        if k not in KERNELS:
+            return f"a row of kernel {k!r}, not one of the {len(KERNELS)} kernels of l1_dup.ptx (KERNELS)"
+        if w not in WARPS:
+            return f"a row of kernel {k!r} with {w!r} warps, not one of {WARPS}"
+        if measurement.shape(r.get("t")) != (w, 2):
+            return f"a row of kernel {k!r} with {w} warps has not two clocks a warp"
     return measurement.load_rows(path, "l1_dup", bad)
 
 
