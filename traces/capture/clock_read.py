@@ -22,21 +22,22 @@ LAUNCHES = 4
 
 
 def stat_rows(cp, ptx: Path, cr, launches: int) -> list:
-    """Every kernel of ``cr.KERNELS`` (``cr``: an analysis module of this kind of probe: ``inputs()``, ``WARPS``) of
-    ``ptx``, ``launches`` + 1 launches each with each warp count: a row of each launch's (least, greatest, sum) a
-    warp."""
+    """Every kernel of ``cr.KERNELS`` (``cr``: an analysis module of this kind of probe: ``inputs()``, ``WARPS``, and
+    ``CLOCKS`` if a warp keeps other than 3 clocks) of ``ptx``, ``launches`` + 1 launches each with each warp count:
+    a row of each launch's clocks a warp ((least, greatest, sum) of its trips, or its ``CLOCKS``)."""
     mod = cp.RawModule(path=str(ptx))
     d_in = cp.asarray(cr.inputs())
-    rows = []
+    rows, clocks = [], getattr(cr, "CLOCKS", 3)
     for kernel in cr.KERNELS:
         fn = mod.get_function(kernel)
         for warps in cr.WARPS:
-            t = cp.zeros(3 * warps, cp.int64)
+            t = cp.zeros(clocks * warps, cp.int64)
             sink = cp.zeros(32 * warps, cp.float32)
             for rep in range(launches + 1):
                 fn((1,), (32 * warps,), (d_in, t, sink))
                 cp.cuda.Device().synchronize()
-                rows.append({"kernel": kernel, "warps": warps, "repeat": rep, "t": t.get().reshape(warps, 3).tolist()})
+                rows.append({"kernel": kernel, "warps": warps, "repeat": rep,
+                             "t": t.get().reshape(warps, clocks).tolist()})
     return rows
 
 
