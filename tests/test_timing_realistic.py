@@ -349,6 +349,14 @@ def test_the_h200_runs_the_h100s_timing_kernels_in_its_cycles():
     ("l1_dup", '{"how": "x", "rows": [{"kernel": "l1_dup_same_n2_p8", "warps": 2, "t": [[0, 1]]}]}',
      r"other\.json: a row of kernel 'l1_dup_same_n2_p8' with 2 warps has not two clocks a warp"),
     ("l1_dup", '{"how": "x", "rows": []}', r"other\.json: no launches"),
+    ("op_latency", '{"how": "x", "rows": [{"kernel": "chain_fma", "warps": 3, "t": [[1, 2, 3, 4, 5]]}]}',
+     r"other\.json: a row \('chain_fma', 3 warps\) is not of KERNELS and WARPS"),
+    ("op_latency", '{"how": "x", "rows": [{"kernel": "chain_fma", "warps": 1, "t": [[1, 2, 3]]}]}',
+     r"other\.json: a row \('chain_fma', 1 warps\) .* with 5 clocks a warp"),
+    ("op_latency", '{"how": "x", "rows": []}', r"other\.json: no launches"),
+    ("bar_defer", '{"how": "x", "rows": [{"kernel": "bar_lds_7", "warps": 4, "t": [[1, 2, 3, 4, 5]]}]}',
+     r"other\.json: a row \('bar_lds_7', 4 warps\) is not of KERNELS and WARPS"),
+    ("bar_defer", '{"rows": []}', r"other\.json: not the bar_defer measurement"),
 ])
 def test_measurement_files_are_checked_when_read(tmp_path, module, text, message):
     """A file that is not what the analysis reads is named, with what it lacks."""

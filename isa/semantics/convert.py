@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from isa.numerics import convert as cv
-from isa.semantics.common import DT, FRND, INT_TYPES, IRND, bad, decoded, nops, split_mods, unsupported
+from isa.semantics.common import ALL_TYPES, DT, FRND, INT_TYPES, IRND, bad, decoded, nops, split_mods, unsupported
 from isa.semantics.registry import semantics
 
 _FLOATS = ("f16", "bf16", "f32", "f64", "tf32")
@@ -134,5 +134,14 @@ def _cvt(ctx, ins, d):
         ctx.write(o[0], res, dt)
 
 
-semantics("cvt", syntax="cvt{.irnd|.frnd}{.ftz}{.sat}.dtype.atype d, a;  cvt.frnd{.relu}{.satfinite}.f16x2.f32 d, a, b;",
-          timing="cvt")(_cvt)
+def _int_float(ins) -> bool:
+    """A conversion between an integer and a float type (I2F / F2I on hardware: the ``cvt`` timing class); the
+    others, integer to integer and float to float, are ALU work (a move or shift, F2FP / HADD2.F32:
+    traces/h200/op_latency.json)."""
+    types = [m for m in ins.mods if m in ALL_TYPES]
+    return sum(t in INT_TYPES for t in types) == 1 and len(types) == 2
+
+
+_CVT_SYNTAX = "cvt{.irnd|.frnd}{.ftz}{.sat}.dtype.atype d, a;  cvt.frnd{.relu}{.satfinite}.f16x2.f32 d, a, b;"
+semantics("cvt", syntax=_CVT_SYNTAX, timing="cvt", when=_int_float)(_cvt)
+semantics("cvt", syntax=_CVT_SYNTAX, timing="alu")(_cvt)

@@ -19,16 +19,17 @@ from typing import Callable
 from isa.errors import UnsupportedInstruction
 
 TIMING_CLASSES = (
-    "alu",  # integer/logic/compare/select/move
+    "alu",  # integer/logic/compare/select/move, integer-integer and float-float conversions
     "fma",  # float add/mul/fma
     "mul",  # integer multiply / wide
     "div",  # division / remainder (multi-instruction sequences on hardware)
-    "cvt",  # conversions
+    "cvt",  # conversions between an integer and a float type (I2F / F2I)
     "special",  # special-register reads (%clock, %tid ...)
     "mem_param",
     "mem_global",
     "mem_shared",
     "mem_local",
+    "shfl",  # shfl.sync: a lane exchange through the MIO
     "branch",
     "barrier",
     "tensor",  # warp-level mma / mma.sp

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from isa.ptx.ast import Addr, Reg, Vec
+from isa.ptx.ast import Addr, Imm, Reg, Vec
 from warpsim.timing import sched
 
 NO_DEST = {"bra", "call", "bar", "barrier", "membar", "fence", "nanosleep", "exit", "ret", "trap", "prefetch",
@@ -75,6 +75,8 @@ class InsTiming:
     sass: dict | None = None  # the kernel's SASS loop profile, when an emulated mma follows it
     taken_cost: bool = True  # a taken branch costs ``issue.branch_taken``; not that closing a SASS-timed loop,
                              # whose trip sass_sim times with its own branch
+    bar_id: object = None    # a barrier instruction's barrier: its number, or the register or name that gives it
+    defer: bool = False     # may issue while its warp waits at a barrier (``issue.barrier_defer``)
 
 
 def _regs(op, out):
@@ -159,6 +161,8 @@ def _analysed(program, params):
         unit = params.units.get(c["unit"], {"ii": 1.0})
         it = InsTiming(pc, _text(ins), ins.opcode, cls, tuple(dict.fromkeys(reads)), writes, [],
                        branch=cls == "branch", barrier=cls == "barrier", tensor=cls == "tensor")
+        if it.barrier:
+            it.bar_id = _bar_id(ins)
         if cls == "tensor" and ins.opcode == "mma":
             _tensor_stages(it, ins, params)
         else:
@@ -192,9 +196,19 @@ def _analysed(program, params):
     _store_waits(program, out, order)
     _store_port(program, params, out, unit_index)
     _ptxas_sequences(program, params, out, order, unit_index)
+    _deferred(params, out)
     res = (out, order, len(slots))
     cache[id(params)] = (params, res)
     return res
+
+
+def _bar_id(ins):
+    """The barrier a ``bar`` / ``barrier`` instruction names (its number, or its register's name); the
+    instruction's text for one without operands (``barrier.cluster``)."""
+    if not ins.operands:
+        return _text(ins)
+    a = ins.operands[0]
+    return a.value if isinstance(a, Imm) else getattr(a, "name", _text(ins))
 
 
 def _global_access(ins, a) -> tuple:
@@ -271,6 +285,15 @@ def _ptxas_sequences(program, params, out, order, unit_index):
         it.single, it.fast = False, False
         it.uidx, it.sm_unit, it.ii, it.lat = uidx, False, 0.0, 0.0
         it.sass = prof
+
+
+def _deferred(params, out) -> None:
+    """The instructions a warp may issue while it waits at a barrier: those of the classes in
+    ``issue.barrier_defer`` (ptxas's BAR.SYNC.DEFER_BLOCKING holds the warp only at its next instruction of
+    another class), a single stage each (an emulated mma's SASS has branches and calls)."""
+    classes = set(params.issue.get("barrier_defer", ()))
+    for it in out:
+        it.defer = it.timing in classes and not it.emulated and it.sass is None and len(it.stages) == 1
 
 
 def _uniform_clock_reads(params, out) -> None:

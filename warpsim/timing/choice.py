@@ -40,7 +40,7 @@ class WarpChoice:
         n = len(ws)
         if sp.live == 1 and n == 1:
             tw = ws[0]
-            if tw.w.done or tw.w.blocked is not None:
+            if tw.w.done or tw.w.blocked is not None and not self._may_defer(tw):
                 return None, _INF
             t = self._earliest(tw, sp)[0]
             return tw, (t if t > sp.t_issue else sp.t_issue)
@@ -58,7 +58,8 @@ class WarpChoice:
                 continue
             if w.blocked is not None:
                 local = False
-                continue
+                if not self._may_defer(tw):
+                    continue
             it = tw.c_it
             if tw.si == 0 and tw.c_key == tw.t_next and tw.c_qi == tw.qi and it is not None and it.single:
                 t = tw.c_base  # _earliest with the warp's own part kept (inlined: the hot loop of the engine)
@@ -148,6 +149,8 @@ class WarpChoice:
             return
         opr = _max_ready(tw.ready, it.rs)
         t = tw.t_next if tw.t_next > opr else opr
+        if not it.defer and tw.bar_free > t:
+            t = tw.bar_free
         tw.c_opr, tw.c_since = opr, (t if it.tensor else None)
         if it.branch:
             if self.drain and tw.tensor_done - self.drain_slack > t:
@@ -178,6 +181,8 @@ class WarpChoice:
         st = it.stages[tw.si]
         opr = self._operands(tw, it, st)
         t = tw.t_next if tw.t_next > opr else opr
+        if not it.defer and tw.bar_free > t:
+            t = tw.bar_free
         u = (sp.smo.units if st.sm else sp.units)[st.uidx]
         if st.unit == "tensor" and sp.tlast is not tw and sp.tlast is not None:
             u += self.t_switch

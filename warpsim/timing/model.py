@@ -37,7 +37,8 @@ Structure (no per-lane or per-cycle work):
   and ``%clock``/``%clock64`` read the issue cycle of the clock read itself (nothing moves above a clock
   read). Results become visible to later instructions of the timing model at completion.
 * Emulated tensor forms run as stages of hardware ops (``analysis.Stage``), each occupying its pipe.
-* ``bar.sync`` releases the waiting warps ``barrier`` cycles after the last arrival.
+* ``bar.sync`` releases the waiting warps ``barrier`` cycles after the barrier unit has taken the last arrival
+  (one arrival each ``per_warp`` cycles).
 
 The event kernel is simpy: one process per sub-partition scheduler (``_scheduler``; never one per warp
 instruction or lane), sleeping until the next cycle it can issue, so effects that cross warps (memory,
@@ -114,7 +115,7 @@ class _TW:
     __slots__ = ("w", "sp", "cta_index", "t_next", "ready", "ver", "tensor_done", "queue", "qi", "nsunk",
                  "owed", "si", "cur", "prev_done", "first_issue", "first_ready", "skip_hoisted", "memo",
                  "blocked", "recs", "gaddr", "last_block", "last_t", "state", "pred_at", "slot", "memo_key",
-                 "st_read", "st_others", "emu", "c_key", "c_qi", "c_it", "c_opr", "c_since", "c_base")
+                 "st_read", "st_others", "emu", "c_key", "c_qi", "c_it", "c_opr", "c_since", "c_base", "bar_free")
 
     def __init__(self, w, sp, cta_index, t0, nslots, state):
         self.w, self.sp, self.cta_index, self.state = w, sp, cta_index, state
@@ -134,6 +135,8 @@ class _TW:
         self.skip_hoisted = False
         self.memo: dict = {}
         self.blocked = False
+        self.bar_free = 0.0  # the release of the barrier it last waited at: its next instruction that may not
+        # issue while it waits (analysis._deferred) issues no earlier
         self.recs: dict = {}
         self.gaddr: dict = {}
         self.last_block = -1
@@ -207,7 +210,10 @@ class TimedEngine(WarpChoice):
         self.drain_target = self.drain and bool(iss.get("drain_at_target", False))
         if self.drain_target:
             self.drain = False
-        self.bar_lat = float(iss["barrier"])
+        bar = iss["barrier"]  # cycles, or {"release", "per_warp"} (the barrier unit takes one arrival each per_warp)
+        self.bar_lat = float(bar["release"] if isinstance(bar, dict) else bar)
+        self.bar_warp = float(bar.get("per_warp", 0.0) if isinstance(bar, dict) else 0.0)
+        self.defer_any = bool(iss.get("barrier_defer"))
         self.policy = iss.get("policy", "lrr")
         self.greedy = self.policy == "greedy-lrr"
         self.pred_branch = float(iss.get("predicate_to_branch", 0.0))
@@ -406,7 +412,7 @@ class TimedEngine(WarpChoice):
             if not x.w.done:
                 tw = x
         w = tw.w
-        if tw.si or w.blocked is not None:
+        if tw.si or w.blocked is not None and not self._may_defer(tw):
             return
         info, n_ops, ready = self.info, self.n_ops, tw.ready
         units, smunits = sp.units, sp.smo.units
@@ -422,7 +428,7 @@ class TimedEngine(WarpChoice):
             if pc >= n_ops:
                 return
             it = info[pc]
-            if not it.fast:
+            if not it.fast or w.blocked is not None and not it.defer:
                 return
             opr = 0.0
             for r in it.rs:
@@ -432,6 +438,8 @@ class TimedEngine(WarpChoice):
             t = tw.t_next
             if opr > t:
                 t = opr
+            if not it.defer and tw.bar_free > t:
+                t = tw.bar_free
             u = (smunits if it.sm_unit else units)[it.uidx]
             if it.tensor and sp.tlast is not tw and sp.tlast is not None:
                 u += self.t_switch
@@ -495,7 +503,7 @@ class TimedEngine(WarpChoice):
                     sunk = order.sunk_to.get(b)
                     if sunk is not None:
                         tw.owed = sunk[1]
-            if w.done or w.blocked is not None:
+            if w.done:
                 return
 
     def _after_branch(self, tw, it, pc, t) -> float:
@@ -691,8 +699,10 @@ class TimedEngine(WarpChoice):
             if sunk is not None and tw.last_block == self.order.block_of[it.pc]:
                 tw.owed = sunk[1]
         if it.barrier or w.done:
-            if it.barrier and w.blocked is None and "arrive" not in it.text:
-                tw.t_next = max(tw.t_next, t + self.bar_lat)  # the last arrival waits for the release too
+            if it.barrier:
+                rel = self._bar_arrive(tw, it, t)
+                if w.blocked is None and "arrive" not in it.text:
+                    self._released(tw, rel)  # the last arrival waits for the release too
             self._after_barrier(tw, t)
             if w.done:
                 self._warp_done(tw, sp, t)
@@ -943,6 +953,36 @@ class TimedEngine(WarpChoice):
         return t + c
 
     # ------------------------------------------------------------------ barriers and exits
+    def _released(self, tw, rel):
+        """``tw``'s barrier releases it at ``rel``: its next instruction that may not issue while it waits
+        issues no earlier (``bar_free``); without ``issue.barrier_defer`` that is every instruction."""
+        if self.defer_any:
+            if rel > tw.bar_free:
+                tw.bar_free = rel
+                tw.c_key = None  # _own's kept cycle did not know of it
+        elif rel > tw.t_next:
+            tw.t_next = rel
+
+    def _may_defer(self, tw) -> bool:
+        """Whether ``tw``, waiting at a barrier, may issue its next instruction (analysis._deferred)."""
+        if tw.si or not self.defer_any:
+            return False
+        if tw.qi >= len(tw.queue):
+            self._next_queue(tw, tw.last_t)
+        pc = tw.queue[tw.qi]
+        return pc < self.n_ops and self.info[pc].defer
+
+    def _bar_arrive(self, tw, it, t) -> float:
+        """A warp's arrival at barrier ``it.bar_id`` at cycle ``t``: the CTA's barrier unit takes one arrival every
+        ``per_warp`` cycles (``issue.barrier``); the barrier, if this arrival completes it, releases its warps
+        ``release`` cycles after the unit has taken it. Returns that cycle (kept for ``_after_barrier``). An old
+        phase's last cycle is below any new arrival's, so the unit's record of a barrier is never reset."""
+        taken = tw.state.setdefault("bar_taken", {})
+        h = max(t, taken.get(it.bar_id, t)) + self.bar_warp
+        taken[it.bar_id] = h
+        tw.state["bar_release"] = h + self.bar_lat
+        return h + self.bar_lat
+
     def _warp_done(self, tw, sp, t):
         sp.live -= 1
         state = tw.state
@@ -958,14 +998,13 @@ class TimedEngine(WarpChoice):
         if tw.w.done:
             for bar_id in list(cta.bars):
                 cta._try_release(bar_id)
-        rel = t + self.bar_lat
+        rel = state.pop("bar_release", t + self.bar_lat)
         for sp in state["sps"]:
             woke = False
             for o in sp.warps:
                 now_blocked = o.w.blocked is not None
                 if o.blocked and not now_blocked:
-                    if rel > o.t_next:
-                        o.t_next = rel
+                    self._released(o, rel)
                     woke = True
                 o.blocked = now_blocked
             if woke and sp is not tw.sp and sp.live:

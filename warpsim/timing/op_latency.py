@@ -86,6 +86,25 @@ def step_cycles(got: dict, kernel: str, warps: int, which: int = 0) -> float:
     return (got[(kernel, warps)][which] - got[("op_none", warps)][which]) / KERNELS[kernel].steps
 
 
+def latency(got: dict, kernel: str, warps: int = 1) -> float:
+    """The cycles from one PTX instruction of a chain kernel to the next, from its trip with ``warps`` warps: the
+    trip less ``op_none``'s over the instructions of a trip but one (the second clock read waits neither for
+    the last result nor, after a bar.sync, for the release: ``issue.barrier_defer``)."""
+    k = KERNELS[kernel]
+    return (got[(kernel, warps)][0] - got[("op_none", warps)][0]) / (k.ops * k.steps - 1)
+
+
+def barrier_fit(got: dict) -> tuple[float, float]:
+    """``(release, per_warp)``: the least-squares line of the cycles from one of ``bar_sync``'s barriers to the
+    next (:func:`latency`) over the CTA's warps, as the table's ``issue.barrier`` reads it: a barrier unit that
+    takes one arrival each ``per_warp`` cycles and releases the warps ``release`` cycles after it took the
+    last."""
+    w = np.array(WARPS, np.float64)
+    y = np.array([latency(got, "bar_sync", n) for n in WARPS])
+    per_warp, at0 = np.polyfit(w, y, 1)
+    return float(at0), float(per_warp)
+
+
 def simulate(kernel: str, warps: int, params=None, ptx: str = PTX) -> np.ndarray:
     """The kernel's clocks ([warp][least, greatest, sum, begin, end]) of the PTX file ``ptx`` run by warpsim (the
     H200's table, or ``params``)."""
@@ -117,6 +136,10 @@ def main(argv=None) -> int:
     doc = measurement.opened(argv, __doc__, load, PATH)
     if doc is None:
         return 0
+    got = measured(doc)
+    print("latency of a chain's PTX instruction (one warp): "
+          + ", ".join(f"{k[6:]} {latency(got, k):.2f}" for k in KERNELS if k.startswith("chain_")))
+    print("bar.sync: release %.2f cycles after the last arrival is taken, %.3f cycles an arrival" % barrier_fit(got))
     print("cycles a step (a warp's trip / the CTA's trip, less op_none's, over 16 steps)")
     print(f"{'kernel':16} {'warps':>5} {'GPU warp':>9} {'CTA':>7} {'warpsim warp':>13} {'CTA':>7}")
     for r in table(doc):

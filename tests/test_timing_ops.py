@@ -1,0 +1,93 @@
+"""The table's non-tensor classes and bar.sync against the H200 (``traces/h200/op_latency.json`` and
+``traces/h200/bar_defer.json``: the same PTX files run by the GPU and by warpsim's timed engine)."""
+import pytest
+
+from isa.ptx.parser import parse_instruction
+from isa.semantics.registry import lookup
+from warpsim.timing import bar_defer as D
+from warpsim.timing import op_latency as O
+
+
+@pytest.fixture(scope="module")
+def ops():
+    return O.measured(O.load())
+
+
+@pytest.fixture(scope="module")
+def defer():
+    return D.measured(D.load())
+
+
+def test_the_h200s_chains(ops):
+    """Cycles from one dependent PTX instruction to the next, one warp: FFMA and IMAD 4, the LOP3 / IMAD.IADD and
+    F2FP / HADD2.F32 pairs 5.03 (a result passed between the ALU and FMA pipes), I2F / F2I 11.35, div.rn.f32 60.9,
+    LDS 23."""
+    got = {k: O.latency(ops, k) for k in O.KERNELS if k.startswith("chain_")}
+    want = {"chain_fma": 4.0, "chain_mad": 4.0, "chain_xor_add": 5.03, "chain_cvt_half": 5.03,
+            "chain_cvt_int": 11.35, "chain_div": 60.87, "chain_ld_shared": 23.0}
+    assert got == pytest.approx(want, abs=0.02)
+
+
+def test_the_h200s_barrier_takes_an_arrival_each_two_cycles(ops):
+    """16 bar.sync back to back: one every 14.0 / 16.0 / 20.0 / 27.9 / 43.8 cycles with 1 / 2 / 4 / 8 / 16 warps, a
+    line of 12.02 + 1.99 a warp; the table's ``issue.barrier`` is that line."""
+    from warpsim.timing.params_sm90 import TABLE
+    release, per_warp = O.barrier_fit(ops)
+    assert release == pytest.approx(12.02, abs=0.01) and per_warp == pytest.approx(1.988, abs=0.002)
+    assert TABLE["issue"]["barrier"] == {"release": 12.0, "per_warp": 2.0}
+
+
+@pytest.mark.parametrize("kernel", ["chain_mad", "chain_fma", "chain_div", "chain_cvt_int", "chain_ld_shared"])
+def test_the_table_times_the_chains(ops, kernel):
+    """One warp's chain in warpsim within 0.15 cycles an instruction of the H200's (the classes' latencies are
+    these measurements; warpsim's trip starts 2 cycles later)."""
+    sim = O.simulated(kernels=[kernel], warps=(1,))
+    assert O.latency(sim, kernel) == pytest.approx(O.latency(ops, kernel), abs=0.15)
+
+
+def test_the_alu_chain_stays_short_of_the_h200(ops):
+    """The alu class keeps the literature's 4 (a one-pipe chain, as the recorded loops' counters): the H200's
+    xor + add and f32 -> f16 -> f32 chains, which cross between the ALU and FMA pipes, run 24 % longer than
+    warpsim's."""
+    sim = O.simulated(kernels=["chain_xor_add", "chain_cvt_half"], warps=(1,))
+    for k in ("chain_xor_add", "chain_cvt_half"):
+        assert O.step_cycles(sim, k, 1) / O.step_cycles(ops, k, 1) == pytest.approx(0.808, abs=0.01), k
+
+
+def test_the_table_times_bar_sync_with_any_warps(ops):
+    sim = O.simulated(kernels=["bar_sync"])
+    for w in O.WARPS:
+        assert O.step_cycles(sim, "bar_sync", w) == pytest.approx(O.step_cycles(ops, "bar_sync", w), rel=0.01), w
+
+
+@pytest.mark.parametrize("after", list(D.AFTER))
+def test_what_waits_for_the_last_arrival(defer, after):
+    """Warps arriving ~900 cycles apart (SKEW 32): on the H200 the first warps' clock read after the bar.sync
+    comes 2 cycles later, after 4 dependent xor + add 38, after an mma 14; after an ld/st.shared, ld.global,
+    shfl.sync, a taken branch or another bar.sync, only when the last warp has arrived (2,700 cycles with 4
+    warps). warpsim's ``issue.barrier_defer`` holds the same ones."""
+    waits = after in ("lds", "sts", "ldg", "shfl", "bra", "bar")
+    for w in (4, 8):
+        gpu, sim = defer[(f"bar_{after}_32", w)][0], D.simulate(f"bar_{after}_32", w)[0]
+        assert (gpu > 2000) == waits and (sim > 2000) == waits, (after, w, gpu, sim)
+
+
+@pytest.mark.parametrize("after", ["none", "lds", "sts", "shfl", "bar"])
+def test_the_release_after_arrivals_together(defer, after):
+    """Warps arriving together: the clock read after the bar.sync and one instruction that waits for the release
+    (16 / 22 / 28.5 cycles with 1 / 4 / 8 warps; 2 with nothing to wait for) within 8 % in warpsim."""
+    for w in D.WARPS:
+        gpu, sim = defer[(f"bar_{after}_0", w)], D.simulate(f"bar_{after}_0", w)
+        for g, s in zip(gpu, sim):
+            assert s == pytest.approx(g, rel=0.08), (after, w, gpu, sim)
+
+
+@pytest.mark.parametrize("text,cls", [
+    ("cvt.rn.f32.s32 %f1, %r1;", "cvt"), ("cvt.rzi.s32.f32 %r1, %f1;", "cvt"), ("cvt.rn.f16.f32 %h1, %f1;", "alu"),
+    ("cvt.f32.f16 %f1, %h1;", "alu"), ("cvt.u64.u32 %rd1, %r1;", "alu"), ("cvt.s64.s32 %rd1, %r1;", "alu"),
+    ("cvt.rn.f16x2.f32 %r1, %f1, %f2;", "alu"), ("shfl.sync.bfly.b32 %r1, %r2, 1, 31, -1;", "shfl"),
+])
+def test_conversions_time_as_what_ptxas_makes_of_them(text, cls):
+    """An integer <-> float cvt is an I2F / F2I (class cvt, 11.35 cycles); the others are ALU work (F2FP,
+    HADD2.F32, a move or a shift)."""
+    assert lookup(parse_instruction(text)).timing == cls
