@@ -457,16 +457,32 @@ $L_end:
 """
 
 
-def test_barrier_waits_for_the_slowest_warp():
-    mod = RawModule(code=BARRIER_PTX)
+def _barrier_run(params=None):
+    mod = RawModule(code=BARRIER_PTX, timing_params=params)
     out = np.zeros(4, np.uint64)
     mod.get_function("bar_k")(1, 128, (out,))
-    tl = mod.last_timeline
-    bar_pc = [i for i, ins in enumerate(mod.get_function("bar_k").program.instructions) if ins.opcode == "bar"][0]
-    arrive = {r[1]: r[4] for r in tl.records if r[2] == bar_pc}
-    # warp 0 loops 50 times before the barrier; every warp reads the clock after warp 0 arrived + 20
-    assert arrive[0] > max(arrive[1], arrive[2], arrive[3]) + 100
-    assert all(int(c) >= int(arrive[0] + 20) for c in out)
+    ins = mod.get_function("bar_k").program.instructions
+    bar_pc = [i for i, x in enumerate(ins) if x.opcode == "bar"][0]
+    st_pc = [i for i, x in enumerate(ins) if x.opcode == "st"][0]
+    recs = mod.last_timeline.records
+    return out, {r[1]: r[4] for r in recs if r[2] == bar_pc}, {r[1]: r[4] for r in recs if r[2] == st_pc}
+
+
+def test_barrier_waits_for_the_slowest_warp():
+    """Warp 0 loops 50 times before the barrier. As on the H200 (traces/h200/bar_defer.json), a warp that has
+    arrived goes on with its clock read (``issue.barrier_defer``: ALU, FMA and tensor work) and waits for the
+    release at its store, which issues once the barrier unit has taken warp 0's arrival (``per_warp`` 2) and
+    released the warps (``release`` 12). Without ``barrier_defer`` the clock read waits too."""
+    out, arrive, store = _barrier_run()
+    last = arrive[0]
+    assert last > max(arrive[1], arrive[2], arrive[3]) + 100
+    assert all(int(out[w]) < last for w in (1, 2, 3)) and int(out[0]) <= last + 2
+    assert all(store[w] >= last + 14 for w in range(4)), (last, store)
+    from warpsim.timing.params import params_for
+    params = params_for("sm_90a")
+    params.issue = {k: v for k, v in params.issue.items() if k != "barrier_defer"}
+    out, arrive, store = _barrier_run(params)
+    assert all(int(c) >= int(arrive[0] + 14) for c in out)
     assert len(set(int(c) for c in out)) <= 4
 
 

@@ -33,38 +33,41 @@ def test_spgemm_d_is_the_gpus_bit_for_bit(spgemm):
 #: warpsim's kernel cycles against the H200's (entry to the last stamp), as measured: ``(low, high)`` of
 #: warpsim / H200 - 1 in both launch conditions, warpsim timed as the H200 (its L2, ``params_sm90.TABLE["devices"]``).
 #: A change of the model that moves one out fails here.
-KERNEL_ERROR = {
-    "spgemm_clock_k1024": (0.045, 0.075),     # +6.0 % (-6.0 % before 2026-11-29: the A phase short, below)
-    "spgemm_clock_k256": (0.09, 0.12),        # +10.6 / +10.7 % (-2.9 %)
-    "spgemm_clock_pf_k1024": (0.13, 0.16),    # +14.3 / +14.5 %: B prefetched into registers (-3.1 / -3.2 %)
-    "spgemm_clock_w8_k1024": (-0.01, 0.02),   # +0.7 / +0.6 %: 8 warps (-15.5 / -15.6 %)
+KERNEL_ERROR = {  # since bar.sync was measured (op_latency, bar_defer); before, in brackets
+    "spgemm_clock_k1024": (0.005, 0.03),      # +1.5 / +1.4 % (+6.0 %; -6.0 % before the A phase's fills)
+    "spgemm_clock_k256": (0.055, 0.085),      # +6.8 / +6.9 % (+10.6 / +10.7 %; -2.9 %)
+    "spgemm_clock_pf_k1024": (0.09, 0.125),   # +10.7 / +10.8 %: B prefetched into registers (+14.3 / +14.5 %)
+    "spgemm_clock_w8_k1024": (-0.035, -0.01), # -2.3 / -2.4 %: 8 warps (+0.7 / +0.6 %; -15.5 / -15.6 %)
 }
 
 
 def test_spgemm_kernel_cycles_beside_the_h200(spgemm):
-    """Out of sample: the 4-warp kernels 6-15 % long on the H200 (K steps 6-16 % long), the 8-warp one within
-    1 % (its K step 1,158 cycles against 1,150-1,152; before the L1's data path took the fills' wavefronts,
-    ``memory["miss_wavefronts"]``, 984: 14 % short, and the 4-warp kernels 3-6 % short). What the 4-warp steps
-    have too many is in :func:`test_spgemm_phases`: the B phase, the barriers and the second mma's phase, which
-    the short A phase had hidden. The D stores (the tail) stay 22-48 % short."""
+    """Out of sample: the 4-warp kernels 1.4-10.8 % long on the H200 (K steps 0.5-12 % long), the 8-warp one 2.4 %
+    short (its K step 1,123 cycles against 1,150-1,152). Before bar.sync was measured (a flat 20 cycles, every
+    warp held at the bar.sync itself; ``issue.barrier``, ``barrier_defer``) the 4-warp kernels were 6-15 % long
+    and the 8-warp one within 1 %; before the L1's data path took the fills' wavefronts
+    (``memory["miss_wavefronts"]``) the 8-warp kernel was 14 % short and the 4-warp ones 3-6 %. The D stores
+    (the tail) stay 22-48 % short."""
     for r in spgemm:
         err = {p: r["warpsim"][p] / r["gpu"][p] - 1 for p in ("kernel", "first", "step", "tail")}
         lo, hi = KERNEL_ERROR[r["kernel"]]
         assert lo < err["kernel"] < hi, (r, err)
         if r["kernel"] != "spgemm_clock_w8_k1024":
-            assert 0.05 < err["step"] < 0.17 and 0.09 < err["first"] < 0.14 and -0.32 < err["tail"] < -0.2, (r, err)
+            assert 0.0 < err["step"] < 0.13 and 0.07 < err["first"] < 0.12 and -0.32 < err["tail"] < -0.2, (r, err)
         else:
-            assert abs(err["step"]) < 0.01 and -0.5 < err["tail"] < -0.4, (r, err)
+            assert -0.035 < err["step"] < -0.015 and -0.5 < err["tail"] < -0.4, (r, err)
 
 
 def test_spgemm_phases():
     """The GEMM with a clock read at each phase of a K step (``spgemm_phase.ptx``, D bit-exact again): the B
     phase (four loads a warp, each over 2 lines, then the shared stores that wait for them) within 14 % of the
-    H200 (357 / 340 / 343 cycles; warpsim 383 / 351 / 385); the A phase with the barrier before it (each warp 4
-    requests over 8 lines, 8-way conflicts, warps 2k and 2k + 1 the same lines) within 13 % (465 / 605 / 452;
-    warpsim 500 / 619 / 502: the fills' wavefronts through the data path, ``l1_dup``; before, 403 / 476 / 405,
-    9-22 % short); the second mma and the barrier after it (``mma``) 11-113 % long (55 / 64 / 55; warpsim 71 /
-    136 / 71)."""
+    H200 (357 / 340 / 343 cycles; warpsim 383 / 351 / 385); the clock read after the first barrier 7 cycles after
+    the one before it on the H200, 6 in warpsim (it waits for no release: ``issue.barrier_defer``; 21-22 with every
+    warp held at the bar.sync); that and the A phase (each warp 4 requests over 8 lines, 8-way conflicts, warps
+    2k and 2k + 1 the same lines) within 10 % (465 / 605 / 452; warpsim 494 / 598 / 492: the fills' wavefronts
+    through the data path, ``l1_dup``; before that 403 / 476 / 405); the second mma, the barrier after it and the
+    loop's stamp and branch (``mma`` + ``loop``, where the release is paid: warpsim at the stamp's store, the
+    H200 partly before its clock read) within 22 % (107 / 144 / 109; warpsim 97 / 175 / 97)."""
     doc = spgemm_phase.load()
     got = spgemm_phase.measured(doc)
     for k in spgemm_phase.KERNELS:
@@ -74,8 +77,9 @@ def test_spgemm_phases():
         for before in ("l1-reset", "none"):
             hw = got[(k, before)]
             assert 0.0 < sim["B"] / hw["B"] - 1 < 0.14, (k, before, hw, sim)
-            assert abs((sim["bar1"] + sim["A"]) / (hw["bar1"] + hw["A"]) - 1) < 0.13, (k, before, hw, sim)
-            assert 0.1 < sim["mma"] / hw["mma"] - 1 < 1.2, (k, before, hw, sim)
+            assert abs(sim["bar1"] - hw["bar1"]) <= 2, (k, before, hw, sim)
+            assert abs((sim["bar1"] + sim["A"]) / (hw["bar1"] + hw["A"]) - 1) < 0.10, (k, before, hw, sim)
+            assert abs((sim["mma"] + sim["loop"]) / (hw["mma"] + hw["loop"]) - 1) < 0.22, (k, before, hw, sim)
 
 
 @pytest.fixture(scope="module")

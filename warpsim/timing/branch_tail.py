@@ -41,13 +41,7 @@ def trip(t) -> float:
 
 def load(path: str = PATH) -> dict:
     from warpsim.timing import measurement
-
-    def bad(r):
-        if r.get("kernel") not in KERNELS or r.get("warps") not in WARPS \
-                or measurement.shape(r.get("t")) != (r.get("warps"), 3):
-            return (f"a row ({r.get('kernel')!r}, {r.get('warps')!r} warps) is not of KERNELS and WARPS with "
-                    "the two clocks' difference three times a warp")
-    return measurement.load_rows(path, "branch_tail", bad)
+    return measurement.load_warp_rows(path, "branch_tail", KERNELS, WARPS, 3, "the two clocks' difference three times")
 
 
 def measured(doc: dict) -> dict:

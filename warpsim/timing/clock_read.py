@@ -38,13 +38,7 @@ def inputs() -> np.ndarray:
 
 def load(path: str = PATH) -> dict:
     from warpsim.timing import measurement
-
-    def bad(r):
-        if r.get("kernel") not in KERNELS or r.get("warps") not in WARPS \
-                or measurement.shape(r.get("t")) != (r.get("warps"), 3):
-            return (f"a row ({r.get('kernel')!r}, {r.get('warps')!r} warps) is not of KERNELS and WARPS with "
-                    "(least, greatest, sum) a warp")
-    return measurement.load_rows(path, "clock_read", bad)
+    return measurement.load_warp_rows(path, "clock_read", KERNELS, WARPS, 3, "(least, greatest, sum)")
 
 
 def stats(t) -> tuple[float, float, float]:

@@ -30,6 +30,17 @@ def load_rows(path: str, kind: str, bad, keys: tuple = ("how", "rows")) -> dict:
     return doc
 
 
+def load_warp_rows(path: str, kind: str, kernels, warps, clocks: int, what: str) -> dict:
+    """:func:`load_rows` of a probe whose every row is a launch of one of ``kernels`` with one of ``warps`` warps and
+    ``clocks`` clocks a warp (``what`` they are, for the message)."""
+    def bad(r):
+        if r.get("kernel") not in kernels or r.get("warps") not in warps \
+                or shape(r.get("t")) != (r.get("warps"), clocks):
+            return (f"a row ({r.get('kernel')!r}, {r.get('warps')!r} warps) is not of KERNELS and WARPS with "
+                    f"{what} a warp")
+    return load_rows(path, kind, bad)
+
+
 def expanded(runs: list) -> list:
     """A run-length coded list (``[[item, count], ...]``, as the capture scripts' ``runs_of`` writes the loops of a
     measurement file) in full."""

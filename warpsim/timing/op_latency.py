@@ -58,13 +58,7 @@ def inputs() -> np.ndarray:
 
 def load(path: str = PATH) -> dict:
     from warpsim.timing import measurement
-
-    def bad(r):
-        if r.get("kernel") not in KERNELS or r.get("warps") not in WARPS \
-                or measurement.shape(r.get("t")) != (r.get("warps"), CLOCKS):
-            return (f"a row ({r.get('kernel')!r}, {r.get('warps')!r} warps) is not of KERNELS and WARPS with "
-                    f"{CLOCKS} clocks a warp (least, greatest, sum, begin, end)")
-    return measurement.load_rows(path, "op_latency", bad)
+    return measurement.load_warp_rows(path, "op_latency", KERNELS, WARPS, CLOCKS, f"{CLOCKS} clocks")
 
 
 def stats(t) -> tuple[float, float]:
