@@ -38,7 +38,9 @@ Structure (no per-lane or per-cycle work):
   read). Results become visible to later instructions of the timing model at completion.
 * Emulated tensor forms run as stages of hardware ops (``analysis.Stage``), each occupying its pipe.
 * ``bar.sync`` releases the waiting warps ``barrier`` cycles after the barrier unit has taken the last arrival
-  (one arrival each ``per_warp`` cycles).
+  (one arrival each ``per_warp`` cycles). A warp that has arrived goes on issuing the classes of
+  ``issue.barrier_defer`` (ptxas's BAR.SYNC.DEFER_BLOCKING) and waits for the release at its next instruction of
+  another class; at a cluster's barrier it waits at once.
 
 The event kernel is simpy: one process per sub-partition scheduler (``_scheduler``; never one per warp
 instruction or lane), sleeping until the next cycle it can issue, so effects that cross warps (memory,
@@ -115,7 +117,8 @@ class _TW:
     __slots__ = ("w", "sp", "cta_index", "t_next", "ready", "ver", "tensor_done", "queue", "qi", "nsunk",
                  "owed", "si", "cur", "prev_done", "first_issue", "first_ready", "skip_hoisted", "memo",
                  "blocked", "recs", "gaddr", "last_block", "last_t", "state", "pred_at", "slot", "memo_key",
-                 "st_read", "st_others", "emu", "c_key", "c_qi", "c_it", "c_opr", "c_since", "c_base", "bar_free")
+                 "st_read", "st_others", "emu", "c_key", "c_qi", "c_it", "c_opr", "c_since", "c_base", "bar_free",
+                 "bar_defer")
 
     def __init__(self, w, sp, cta_index, t0, nslots, state):
         self.w, self.sp, self.cta_index, self.state = w, sp, cta_index, state
@@ -137,6 +140,7 @@ class _TW:
         self.blocked = False
         self.bar_free = 0.0  # the release of the barrier it last waited at: its next instruction that may not
         # issue while it waits (analysis._deferred) issues no earlier
+        self.bar_defer = False  # it waits at a CTA barrier (bar.sync), not a cluster's or a CTA pair's
         self.recs: dict = {}
         self.gaddr: dict = {}
         self.last_block = -1
@@ -428,7 +432,7 @@ class TimedEngine(WarpChoice):
             if pc >= n_ops:
                 return
             it = info[pc]
-            if not it.fast or w.blocked is not None and not it.defer:
+            if not it.fast or w.blocked is not None and not (it.defer and tw.bar_defer):
                 return
             opr = 0.0
             for r in it.rs:
@@ -955,8 +959,10 @@ class TimedEngine(WarpChoice):
     # ------------------------------------------------------------------ barriers and exits
     def _released(self, tw, rel):
         """``tw``'s barrier releases it at ``rel``: its next instruction that may not issue while it waits
-        issues no earlier (``bar_free``); without ``issue.barrier_defer`` that is every instruction."""
-        if self.defer_any:
+        issues no earlier (``bar_free``); without ``issue.barrier_defer``, or after a cluster's barrier, that is
+        every instruction."""
+        if tw.bar_defer:
+            tw.bar_defer = False
             if rel > tw.bar_free:
                 tw.bar_free = rel
                 tw.c_key = None  # _own's kept cycle did not know of it
@@ -964,8 +970,9 @@ class TimedEngine(WarpChoice):
             tw.t_next = rel
 
     def _may_defer(self, tw) -> bool:
-        """Whether ``tw``, waiting at a barrier, may issue its next instruction (analysis._deferred)."""
-        if tw.si or not self.defer_any:
+        """Whether ``tw``, waiting at a barrier, may issue its next instruction (analysis._deferred; at a CTA
+        barrier only)."""
+        if tw.si or not tw.bar_defer:
             return False
         if tw.qi >= len(tw.queue):
             self._next_queue(tw, tw.last_t)
@@ -978,6 +985,7 @@ class TimedEngine(WarpChoice):
         ``release`` cycles after the unit has taken it. Returns that cycle (kept for ``_after_barrier``). An old
         phase's last cycle is below any new arrival's, so the unit's record of a barrier is never reset."""
         taken = tw.state.setdefault("bar_taken", {})
+        tw.bar_defer = self.defer_any and "cluster" not in it.text and "arrive" not in it.text
         h = max(t, taken.get(it.bar_id, t)) + self.bar_warp
         taken[it.bar_id] = h
         tw.state["bar_release"] = h + self.bar_lat
