@@ -19,12 +19,13 @@ def defer():
 
 
 def test_the_h200s_chains(ops):
-    """Cycles from one dependent PTX instruction to the next, one warp: FFMA and IMAD 4, the LOP3 / IMAD.IADD and
-    F2FP / HADD2.F32 pairs 5.03 (a result passed between the ALU and FMA pipes), I2F / F2I 11.35, div.rn.f32 60.9,
-    LDS 23."""
+    """Cycles from one dependent PTX instruction to the next, one warp: FFMA and IMAD 4, LOP3 -> LOP3 and ISETP ->
+    SEL 4.07 (the ALU pipe), the LOP3 / IMAD.IADD and F2FP / HADD2.F32 pairs 5.03 (a result passed between the ALU
+    and FMA pipes), two add.u32 2.0 each (one IADD3), I2F / F2I 11.35, div.rn.f32 60.9, LDS 23."""
     got = {k: O.latency(ops, k) for k in O.KERNELS if k.startswith("chain_")}
-    want = {"chain_fma": 4.0, "chain_mad": 4.0, "chain_xor_add": 5.03, "chain_cvt_half": 5.03,
-            "chain_cvt_int": 11.35, "chain_div": 60.87, "chain_ld_shared": 23.0}
+    want = {"chain_fma": 4.0, "chain_mad": 4.0, "chain_lop3": 4.065, "chain_setp_selp": 4.065, "chain_add": 2.0,
+            "chain_xor_add": 5.03, "chain_cvt_half": 5.03, "chain_cvt_int": 11.35, "chain_div": 60.87,
+            "chain_ld_shared": 23.0}
     assert got == pytest.approx(want, abs=0.02)
 
 
@@ -37,7 +38,8 @@ def test_the_h200s_barrier_takes_an_arrival_each_two_cycles(ops):
     assert TABLE["issue"]["barrier"] == {"release": 12.0, "per_warp": 2.0}
 
 
-@pytest.mark.parametrize("kernel", ["chain_mad", "chain_fma", "chain_div", "chain_cvt_int", "chain_ld_shared"])
+@pytest.mark.parametrize("kernel", ["chain_mad", "chain_fma", "chain_lop3", "chain_setp_selp", "chain_div",
+                                    "chain_cvt_int", "chain_ld_shared"])
 def test_the_table_times_the_chains(ops, kernel):
     """One warp's chain in warpsim within 0.15 cycles an instruction of the H200's (the classes' latencies are
     these measurements; warpsim's trip starts 2 cycles later)."""
@@ -52,6 +54,15 @@ def test_the_alu_chain_stays_short_of_the_h200(ops):
     sim = O.simulated(kernels=["chain_xor_add", "chain_cvt_half"], warps=(1,))
     for k in ("chain_xor_add", "chain_cvt_half"):
         assert O.step_cycles(sim, k, 1) / O.step_cycles(ops, k, 1) == pytest.approx(0.808, abs=0.01), k
+
+
+def test_two_dependent_adds_are_one_iadd3(ops):
+    """ptxas makes two dependent add.u32 one IADD3: 2.0 cycles an add on the H200. warpsim fuses such a pair
+    (``analysis._fused_adds``: the first takes no pipe cycle and hands its result over at once, but keeps its
+    issue slot): 2.5; timed as two ALU instructions it had been 4.07."""
+    sim = O.simulated(kernels=["chain_add"], warps=(1,))
+    assert O.latency(ops, "chain_add") == pytest.approx(2.0, abs=0.01)
+    assert O.latency(sim, "chain_add") == pytest.approx(2.52, abs=0.02)
 
 
 def test_the_table_times_bar_sync_with_any_warps(ops):

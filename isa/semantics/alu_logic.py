@@ -1,9 +1,10 @@
-"""Logic and bit instructions: and or xor not cnot shl shr popc clz brev bfe bfi prmt (PTX 9.7.7-8)."""
+"""Logic and bit instructions: and or xor not cnot lop3 shl shr popc clz brev bfe bfi prmt (PTX 9.7.7-8)."""
 from __future__ import annotations
 
 import numpy as np
 
-from isa.semantics.common import BITS, DT, decoded, nops, one_type, split_mods, unsupported
+from isa.ptx.ast import Imm, Reg, Vec
+from isa.semantics.common import BITS, DT, bad, decoded, nops, one_type, split_mods, unsupported
 from isa.semantics.registry import semantics
 
 _U64 = np.uint64
@@ -34,6 +35,39 @@ def _logic(ins):
     nops(ins, 3)
     f = {"and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}[op]
     return lambda ctx, ins: _w(ctx, ins, f(ctx.read(ins.operands[1], t), ctx.read(ins.operands[2], t)), t)
+
+
+def _lop3(ins):
+    """``lop3{.BoolOp}.b32 d{|p}, a, b, c, immLut{, q}`` (PTX ISA 9.7.7.6): each bit of d is bit (a b c, read as a
+    3-bit number) of ``immLut``, the table PTX writes as F(0xF0, 0xCC, 0xAA); with .or / .and, ``p = (d != 0)``
+    or / and ``q``."""
+    d = split_mods(ins, {"bool": ("or", "and")})
+    one_type(ins, d["types"], ("b32",))
+    boolop = d["bool"]
+    nops(ins, 6 if boolop else 5)
+    lut = ins.operands[4]
+    if not isinstance(lut, Imm) or lut.kind != "int" or not 0 <= lut.value <= 255:
+        bad(ins, "needs immLut, an integer constant 0..255", expected="lop3.b32 d, a, b, c, immLut;")
+    table = int(lut.value)
+    dst = ins.operands[0]
+    dp = tuple(dst.items) if isinstance(dst, Vec) else (dst,)
+    if len(dp) != (2 if boolop else 1):
+        bad(ins, "destination must be d|p with .or / .and, else d", expected="lop3.or.b32 d|p, a, b, c, immLut, q;")
+
+    def run(ctx, ins):
+        o = ins.operands
+        a, b, c = (ctx.read(x, "b32") for x in o[1:4])
+        r = np.zeros_like(a)
+        for i in range(8):
+            if table >> i & 1:
+                r |= (a if i & 4 else ~a) & (b if i & 2 else ~b) & (c if i & 1 else ~c)
+        ctx.write(dp[0], r, "b32")
+        if boolop and not (isinstance(dp[1], Reg) and dp[1].name == "_"):
+            q = o[5]
+            qv = ~ctx.read(Reg(q.name[1:]), "pred") if isinstance(q, Reg) and q.name.startswith("!") else \
+                ctx.read(q, "pred")
+            ctx.write(dp[1], (r != 0) | qv if boolop == "or" else (r != 0) & qv, "pred")
+    return run
 
 
 def _shift(ins):
@@ -173,6 +207,8 @@ def _run(ctx, ins, d):
 for _op in ("and", "or", "xor", "not", "cnot"):
     semantics(_op, syntax=f"{_op}.type d, a{'' if _op in ('not', 'cnot') else ', b'};", timing="alu")(
         decoded(_logic)(_run))
+semantics("lop3", syntax="lop3.b32 d, a, b, c, immLut;  lop3.BoolOp.b32 d|p, a, b, c, immLut, q;  "
+          ".BoolOp = {.or, .and}", timing="alu")(decoded(_lop3)(_run))
 for _op in ("shl", "shr"):
     semantics(_op, syntax=f"{_op}.type d, a, b;  (b is .u32; amounts >= width clamp)", timing="alu")(
         decoded(_shift)(_run))

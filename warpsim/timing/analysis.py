@@ -192,6 +192,7 @@ def _analysed(program, params):
                 it.fast = False
         out.append(it)
     _uniform_clock_reads(params, out)
+    _fused_adds(program, out)
     order = sched.compute(program, out)
     _store_waits(program, out, order)
     _store_port(program, params, out, unit_index)
@@ -294,6 +295,39 @@ def _deferred(params, out) -> None:
     classes = set(params.issue.get("barrier_defer", ()))
     for it in out:
         it.defer = it.timing in classes and not it.emulated and it.sass is None and len(it.stages) == 1
+
+
+_ADD32 = ("u32", "s32", "b32")
+
+
+def _fused_adds(program, out) -> None:
+    """Two dependent 32-bit integer adds, the first's result read by the second alone (or overwritten by it): ptxas
+    makes them one IADD3
+    (traces/h200/op_latency.json: dependent add.u32 pairs 2.0 cycles an add, one IADD3's 4 a pair), so the first
+    takes no pipe cycle and passes its result to the second at once."""
+    ins_of = program.instructions
+    writers: dict = {}
+    readers: dict = {}
+    for it in out:
+        for r in it.writes:
+            writers[r] = writers.get(r, 0) + 1
+        for r in it.reads:
+            readers.setdefault(r, []).append(it.pc)
+    fused = -1  # the last add fused into the one before it: an IADD3 takes three operands, so pairs only
+    for it in out[:-1]:
+        if it.pc == fused or not _add32(ins_of[it.pc]) or len(it.writes) != 1 or ins_of[it.pc].guard is not None:
+            continue
+        r = it.writes[0]
+        nxt = out[it.pc + 1]
+        only = writers.get(r) == 1 and readers.get(r) == [nxt.pc]  # nvcc's single-assignment registers
+        if _add32(ins_of[nxt.pc]) and r in nxt.reads and (only or nxt.writes == (r,)):
+            it.lat, it.ii = 0.0, 0.0  # its issue slot stays: the engine issues every PTX instruction
+            it.stages[0].latency, it.stages[0].ii = 0.0, 0.0
+            fused = nxt.pc
+
+
+def _add32(ins) -> bool:
+    return ins.opcode in ("add", "sub") and len(ins.mods) == 1 and ins.mods[0] in _ADD32
 
 
 def _uniform_clock_reads(params, out) -> None:

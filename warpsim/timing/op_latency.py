@@ -35,6 +35,9 @@ KERNELS = {
     "op_none": Kernel("nothing: the two clock reads", 0, 0),
     "chain_xor_add": Kernel("xor.b32 + add.u32 on the last result (LOP3.LUT + IMAD.IADD)", 2, 16),
     "chain_mad": Kernel("mad.lo.u32 on the last result (IMAD)", 1, 16),
+    "chain_lop3": Kernel("two lop3.b32 on the last result and other words (LOP3.LUT, the ALU pipe alone)", 2, 16),
+    "chain_add": Kernel("two add.u32 on the last result (ptxas fuses them: one IADD3)", 2, 16),
+    "chain_setp_selp": Kernel("setp.lt.u32 + selp.b32 on the last result (ISETP + SEL)", 2, 16),
     "chain_fma": Kernel("fma.rn.f32 on the last result (FFMA)", 1, 16),
     "chain_div": Kernel("div.rn.f32 of the last result (MUFU.RCP, FCHK, 5 FFMA, a branch)", 1, 16),
     "chain_cvt_int": Kernel("cvt.rn.f32.s32 + cvt.rzi.s32.f32 (I2FP + F2I)", 2, 16),
@@ -51,9 +54,11 @@ CLOCKS = 5   #: a warp's clocks: (least, greatest, sum) of its trips, its second
 
 
 def inputs() -> np.ndarray:
-    """The kernels' argument words: 32 integers, 32 more, then every chain's start value (1.5 as an f32)."""
+    """The kernels' argument words: 32 integers, 32 more, every chain's start value (1.5 as an f32), then 64 more
+    integers (lop3's other operands)."""
     lane = np.arange(32, dtype=np.uint32)
-    return np.concatenate([lane * 7 + 3, lane * 13, np.full(32, 0x3FC00000, np.uint32)]).astype(np.uint32)
+    return np.concatenate([lane * 7 + 3, lane * 13, np.full(32, 0x3FC00000, np.uint32), lane * 5 + 11,
+                           lane * 29 + 1]).astype(np.uint32)
 
 
 def load(path: str = PATH) -> dict:

@@ -196,11 +196,12 @@ TABLE = {
     "classes": {
         # The latencies below marked op_latency are a dependent chain's cycles an instruction on the H200
         # (traces/h200/op_latency.json, warpsim.timing.op_latency.latency: one warp, 16 steps a trip).
-        # alu: dependent IADD3/LOP3 4 cycles [lit: Abdelkhalik HPEC'22]. op_latency: xor.b32 then add.u32
-        # (LOP3.LUT, IMAD.IADD), and cvt.rn.f16.f32 then cvt.f32.f16 (F2FP, HADD2.F32), 5.03 an instruction: a
-        # result passed between the ALU and FMA pipes. Kept at 4: with 4.875 two native configurations go
-        # past 5 % (trips_dense_f16_k16_f32 ILP 1 with 16 warps +5.6 %, sp_f16_k16_f16 ILP 2 +5.1 %), the
-        # loop counters' add -> setp -> bra being one pipe's.
+        # alu: the ALU pipe's dependent instructions: op_latency 4.07 (lop3.b32 -> lop3.b32, LOP3.LUT; setp -> selp,
+        # ISETP -> SEL). A result passed between the ALU and FMA pipes takes 5.03 an instruction (xor.b32 then
+        # add.u32: LOP3.LUT, IMAD.IADD, ptxas putting the add on the FMA pipe; cvt.rn.f16.f32 then cvt.f32.f16:
+        # F2FP, HADD2.F32), which the engine does not know of: with 4.875 for all, two native configurations go
+        # past 5 % (trips_dense_f16_k16_f32 ILP 1 with 16 warps +5.6 %, sp_f16_k16_f16 ILP 2 +5.1 %). Two dependent
+        # add.u32 are one IADD3 (2.0 an add: analysis._fused_adds).
         "alu": {"unit": "int", "latency": 4.0},
         "fma": {"unit": "fp", "latency": 4.0},      # dependent FFMA: op_latency 4.00
         "mul": {"unit": "int", "latency": 4.0},     # dependent IMAD: op_latency 4.00

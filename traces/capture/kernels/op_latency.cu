@@ -11,7 +11,7 @@
 #include "clock_trips.cuh"
 
 struct Words {
-    unsigned y, z;
+    unsigned y, z, u, v;
     float fy, fz;
 };
 
@@ -21,6 +21,8 @@ __device__ __forceinline__ Words words(const unsigned *in)
     Words w;
     w.y = in[lane] | 1u;
     w.z = in[32 + lane];
+    w.u = in[96 + lane];
+    w.v = in[128 + lane];
     w.fy = __uint_as_float(0x3f7ff000u | (w.y & 0xfu)); // just under 1: the fma chains stay finite
     w.fz = __uint_as_float(0x3c000000u | (w.z & 0xfu));
     return w;
@@ -31,6 +33,26 @@ struct Xor {  // xor then add: LOP3 and IADD3, which ptxas cannot fold into one
     static __device__ __forceinline__ void step(unsigned &x, const Words &w)
     {
         asm volatile("xor.b32 %0, %0, %1;\n\tadd.u32 %0, %0, %2;" : "+r"(x) : "r"(w.y), "r"(w.z));
+    }
+};
+struct Lop3 {  // two LOP3.LUT on four other words, which ptxas cannot fold into one (the ALU pipe alone)
+    static __device__ __forceinline__ void step(unsigned &x, const Words &w)
+    {
+        asm volatile("lop3.b32 %0, %0, %1, %2, 0x96;\n\tlop3.b32 %0, %0, %3, %4, 0xe8;"
+                     : "+r"(x) : "r"(w.y), "r"(w.z), "r"(w.u), "r"(w.v));
+    }
+};
+struct Add2 {  // two add.u32, which ptxas may fuse into one IADD3
+    static __device__ __forceinline__ void step(unsigned &x, const Words &w)
+    {
+        asm volatile("add.u32 %0, %0, %1;\n\tadd.u32 %0, %0, %2;" : "+r"(x) : "r"(w.y), "r"(w.z));
+    }
+};
+struct SetpSelp {  // a compare and a select on it (ISETP, SEL)
+    static __device__ __forceinline__ void step(unsigned &x, const Words &w)
+    {
+        asm volatile("{\n\t.reg .pred p;\n\tsetp.lt.u32 p, %0, %1;\n\tselp.b32 %0, %2, %1, p;\n\t}"
+                     : "+r"(x) : "r"(w.y), "r"(w.z));
     }
 };
 struct Mad {
@@ -146,6 +168,9 @@ __device__ __forceinline__ void chase_shared(const unsigned *in, long long *T, u
 CHAIN(op_none, unsigned, Xor, 0)
 CHAIN(chain_xor_add, unsigned, Xor, STEPS)
 CHAIN(chain_mad, unsigned, Mad, STEPS)
+CHAIN(chain_lop3, unsigned, Lop3, STEPS)
+CHAIN(chain_add, unsigned, Add2, STEPS)
+CHAIN(chain_setp_selp, unsigned, SetpSelp, STEPS)
 CHAIN(chain_fma, float, Fma, STEPS)
 CHAIN(chain_div, float, Div, STEPS)
 CHAIN(chain_cvt_int, unsigned, CvtInt, STEPS)
