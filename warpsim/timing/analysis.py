@@ -193,6 +193,7 @@ def _analysed(program, params):
         out.append(it)
     _uniform_clock_reads(params, out)
     _fused_adds(program, out)
+    _renames(program, out)
     order = sched.compute(program, out)
     _store_waits(program, out, order)
     _store_port(program, params, out, unit_index)
@@ -324,6 +325,20 @@ def _fused_adds(program, out) -> None:
             it.lat, it.ii = 0.0, 0.0  # its issue slot stays: the engine issues every PTX instruction
             it.stages[0].latency, it.stages[0].ii = 0.0, 0.0
             fused = nxt.pc
+
+
+def _renames(program, out) -> None:
+    """A ``mov`` from one register to another (nvcc's bit casts between ``%r`` and ``%f``, its copies): ptxas's
+    register allocation makes it nothing, so it takes no pipe cycle and its value is there at once (it keeps its
+    issue slot). traces/h200/reduce_clock.json: a warp's shuffle step (shfl.sync, mov.b32, add.f32, mov.b32) 24.2
+    cycles on the H200, as SHFL and FADD."""
+    for it in out:
+        ins = program.instructions[it.pc]
+        o = ins.operands
+        if (ins.opcode == "mov" and ins.guard is None and len(o) == 2 and type(o[0]) is Reg and type(o[1]) is Reg
+                and o[1].name in program.regs and program.regs.get(o[1].name) != "pred"):
+            it.lat, it.ii = 0.0, 0.0
+            it.stages[0].latency, it.stages[0].ii = 0.0, 0.0
 
 
 def _add32(ins) -> bool:

@@ -225,7 +225,7 @@ def compute(program, info) -> Order:
     for s in starts:
         seq = _place_cheap(body[s], kind, reads, writes, is_clock)
         seq = _hoist_loads(seq, kind, reads, writes, space)
-        seq = _list_schedule(seq, kind, reads, writes, space, ins_list)
+        seq = _list_schedule(seq, kind, reads, writes, space, ins_list, [it.lat for it in info])
         seq = _hoist_branch_condition(seq, ins_list, kind, reads, writes)
         full = sunk_in[s] + seq
         order.entry[s] = tuple(full)
@@ -300,13 +300,15 @@ def _hoist_branch_condition(seq, ins_list, kind, reads, writes):
 SCHEDULED = ("cheap", "load", "load_other", "param", "special")
 #: rule 5's cycles from an instruction to its result (only the order they give matters): a load's stands for a
 #: round trip, so the instructions that feed loads go first and those that wait on them last
-RESULT_CYCLES = {"cheap": 4, "param": 30, "special": 30, "load": 400, "load_other": 400}
+#: (a cheap instruction's are its class's latency in the table: a conversion's 11, a fused add's 0)
+RESULT_CYCLES = {"param": 30, "special": 30, "load": 400, "load_other": 400}
 #: at most this many loads issue ahead of the first instruction that reads one of them
 LOADS_AHEAD = 21
 
 
-def _list_schedule(seq, kind, reads, writes, space, ins_list):
-    """Rule 5: each stretch of cheap instructions, loads and stores is list-scheduled as ptxas does."""
+def _list_schedule(seq, kind, reads, writes, space, ins_list, lat_of):
+    """Rule 5: each stretch of cheap instructions, loads and stores is list-scheduled as ptxas does (``lat_of``:
+    each instruction's latency in the table, a cheap one's cycles to its result)."""
     def movable(pc):
         return kind[pc] in SCHEDULED or ins_list[pc].opcode == "st" and space[pc] is not None
 
@@ -319,7 +321,7 @@ def _list_schedule(seq, kind, reads, writes, space, ins_list):
         j = i
         while j < len(seq) and movable(seq[j]):
             j += 1
-        out += _schedule_stretch(seq[i:j], kind, reads, writes, space)
+        out += _schedule_stretch(seq[i:j], kind, reads, writes, space, lat_of)
         i = j
     return out
 
@@ -345,7 +347,7 @@ def _memory_order(part, kind, space):
     return before
 
 
-def _schedule_stretch(part, kind, reads, writes, space):
+def _schedule_stretch(part, kind, reads, writes, space, lat_of):
     """One issue a cycle: a ready store, else the ready instruction on the longest path to the stretch's end
     (ties: program order); memory accesses in the order :func:`_memory_order` gives, and no more than LOADS_AHEAD
     loads whose readers wait."""
@@ -371,7 +373,7 @@ def _schedule_stretch(part, kind, reads, writes, space):
             after[b].update(stores)
         if is_store[b]:
             stores.append(b)
-    lat = [RESULT_CYCLES.get(kind[pc], 1) for pc in part]
+    lat = [lat_of[pc] if kind[pc] == "cheap" else RESULT_CYCLES.get(kind[pc], 1) for pc in part]
     height = [0] * n
     for b in range(n - 1, -1, -1):
         for a in raw[b]:
