@@ -432,7 +432,7 @@ class TimedEngine(WarpChoice):
             if pc >= n_ops:
                 return
             it = info[pc]
-            if not it.fast or w.blocked is not None and not (it.defer and tw.bar_defer):
+            if not it.fast or w.blocked is not None and not (tw.bar_defer and self._deferrable(tw, pc)):
                 return
             opr = 0.0
             for r in it.rs:
@@ -976,8 +976,19 @@ class TimedEngine(WarpChoice):
             return False
         if tw.qi >= len(tw.queue):
             self._next_queue(tw, tw.last_t)
-        pc = tw.queue[tw.qi]
-        return pc < self.n_ops and self.info[pc].defer
+        return self._deferrable(tw, tw.queue[tw.qi])
+
+    def _deferrable(self, tw, pc) -> bool:
+        """``pc`` may issue while ``tw`` waits at a barrier: it and every instruction the warp runs before it in
+        program order (``_execute_through``: ptxas's order may put it ahead of them) may, so no memory access
+        runs before the release."""
+        w = tw.w
+        if pc >= self.n_ops or w.lpc is not None:
+            return False
+        info = self.info
+        if pc < w.pc:  # run already (ptxas put its issue later): only its timing is left
+            return info[pc].defer
+        return all(info[q].defer for q in range(w.pc, pc + 1))
 
     def _bar_arrive(self, tw, it, t) -> float:
         """A warp's arrival at barrier ``it.bar_id`` at cycle ``t``: the CTA's barrier unit takes one arrival every
