@@ -14,23 +14,12 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from clock_read import stat_rows  # noqa: E402
-from spgemm_clock import analysis_module, build_ptx, main_cli, write_device_doc, write_summary  # noqa: E402
+from clock_read import stat_probe_cli  # noqa: E402
 
 SOURCE = HERE / "kernels" / "bar_defer.cu"
 PTX = HERE / "kernels" / "bar_defer.ptx"
 LAUNCHES = 4
 
 
-def device(out: Path) -> int:
-    import cupy as cp
-    return write_device_doc(cp, out, "bar_defer", rows=stat_rows(cp, PTX, analysis_module("bar_defer"), LAUNCHES))
-
-
-def summarise(out: Path) -> int:
-    return write_summary(out, "bar_defer", "kernels/bar_defer.ptx loaded with cupy.RawModule(path=...), one CTA "
-                         f"of 1, 4 or 8 warps, {LAUNCHES + 1} launches of each (kernel, warps) back to back", ("rows",))
-
-
 if __name__ == "__main__":
-    raise SystemExit(main_cli(__doc__, lambda: build_ptx(SOURCE, PTX), device, summarise))
+    raise SystemExit(stat_probe_cli(__doc__, "bar_defer", SOURCE, PTX, LAUNCHES, "one CTA of 1, 4 or 8 warps"))

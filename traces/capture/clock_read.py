@@ -41,15 +41,19 @@ def stat_rows(cp, ptx: Path, cr, launches: int) -> list:
     return rows
 
 
-def device(out: Path) -> int:
-    import cupy as cp
-    return write_device_doc(cp, out, "clock_read", rows=stat_rows(cp, PTX, analysis_module("clock_read"), LAUNCHES))
+def stat_probe_cli(doc: str, name: str, source: Path, ptx: Path, launches: int, ctas: str) -> int:
+    """The command line of a probe of this kind (``name``: clock_read, branch_tail, op_latency, bar_defer): its
+    analysis module's KERNELS and WARPS, one CTA (``ctas``: of how many warps, for the file's ``how``), ``launches``
+    + 1 launches of each (kernel, warps) back to back, the clocks of each launch a row."""
+    def device(out: Path) -> int:
+        import cupy as cp
+        return write_device_doc(cp, out, name, rows=stat_rows(cp, ptx, analysis_module(name), launches))
 
-
-def summarise(out: Path) -> int:
-    return write_summary(out, "clock_read", "kernels/clock_read.ptx loaded with cupy.RawModule(path=...), one CTA, "
-                         f"{LAUNCHES + 1} launches of each (kernel, warps) back to back", ("rows",))
+    def summarise(out: Path) -> int:
+        return write_summary(out, name, f"kernels/{ptx.name} loaded with cupy.RawModule(path=...), {ctas}, "
+                             f"{launches + 1} launches of each (kernel, warps) back to back", ("rows",))
+    return main_cli(doc, lambda: build_ptx(source, ptx), device, summarise)
 
 
 if __name__ == "__main__":
-    raise SystemExit(main_cli(__doc__, lambda: build_ptx(SOURCE, PTX), device, summarise))
+    raise SystemExit(stat_probe_cli(__doc__, "clock_read", SOURCE, PTX, LAUNCHES, "one CTA"))

@@ -16,23 +16,12 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from clock_read import stat_rows  # noqa: E402
-from spgemm_clock import analysis_module, build_ptx, main_cli, write_device_doc, write_summary  # noqa: E402
+from clock_read import stat_probe_cli  # noqa: E402
 
 SOURCE = HERE / "kernels" / "op_latency.cu"
 PTX = HERE / "kernels" / "op_latency.ptx"
 LAUNCHES = 4
 
 
-def device(out: Path) -> int:
-    import cupy as cp
-    return write_device_doc(cp, out, "op_latency", rows=stat_rows(cp, PTX, analysis_module("op_latency"), LAUNCHES))
-
-
-def summarise(out: Path) -> int:
-    return write_summary(out, "op_latency", "kernels/op_latency.ptx loaded with cupy.RawModule(path=...), one CTA "
-                         f"of 1-16 warps, {LAUNCHES + 1} launches of each (kernel, warps) back to back", ("rows",))
-
-
 if __name__ == "__main__":
-    raise SystemExit(main_cli(__doc__, lambda: build_ptx(SOURCE, PTX), device, summarise))
+    raise SystemExit(stat_probe_cli(__doc__, "op_latency", SOURCE, PTX, LAUNCHES, "one CTA of 1-16 warps"))
