@@ -4,7 +4,8 @@ engine from the same PTX file.
 
 ptxas makes ``bar.sync`` a ``BAR.SYNC.DEFER_BLOCKING``. Each trip, warp w runs w x SKEW dependent ``mad.lo.u32``
 (SKEW 0 or 32: the warps arrive together, or about 128 cycles apart, warp 0 first), then reads the clock, runs
-``bar.sync 0`` and one kind of work (:data:`KERNELS`), and reads the clock again. A warp keeps the least, the
+``bar.sync 0`` and one kind of work (:data:`KERNELS`), and reads the clock again; the ``pre_*`` kernels put a
+shared store or a global load between the first clock read and the barrier. A warp keeps the least, the
 greatest and the sum of the two reads' difference over 16 trips (after a first). One CTA of 1, 4 or 8 warps.
 
     python -m warpsim.timing.bar_defer [FILE]    # the GPU's cycles beside warpsim's (default: the H200 file)
@@ -25,8 +26,9 @@ AFTER = {"none": "nothing", "alu": "4 dependent xor.b32 + add.u32", "lds": "an l
          "bar": "a second bar.sync (barrier 1)", "bra": "a taken branch over 32 instructions",
          "shfl": "a shfl.sync (its value not waited for)", "mma": "an mma.sp m16n8k16 (its result not waited for)"}
 SKEWS = (0, 32)
-#: kernel -> (what follows the bar.sync: a key of AFTER, SKEW)
-KERNELS = {f"bar_{a}_{s}": (a, s) for a in AFTER for s in SKEWS}
+#: kernel -> (what follows the bar.sync: a key of AFTER, SKEW, what precedes it: a key of AFTER)
+KERNELS = {**{f"bar_{a}_{s}": (a, s, "none") for a in AFTER for s in SKEWS},
+           "pre_sts_none": ("none", 0, "sts"), "pre_sts_lds": ("lds", 0, "sts"), "pre_ldg_lds": ("lds", 0, "ldg")}
 WARPS = (1, 4, 8)
 TRIPS = 16   #: the trips measured (the kernel runs one more first)
 CLOCKS = 5   #: a warp's clocks: (least, greatest, sum) of its trips, its second trip's start, its last one's end

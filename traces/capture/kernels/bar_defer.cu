@@ -85,7 +85,7 @@ struct Mma {  // a sparse m16n8k16 f32 mma on the words (its result not waited f
     }
 };
 
-template <int SKEW, class After>
+template <int SKEW, class After, class Before = Nothing>
 __device__ __forceinline__ void defer(const unsigned *in, long long *T, unsigned *sink)
 {
     __shared__ unsigned word[1024];
@@ -104,8 +104,9 @@ __device__ __forceinline__ void defer(const unsigned *in, long long *T, unsigned
 #pragma unroll 1
         for (int i = 0; i < warp * SKEW; ++i) asm volatile("mad.lo.u32 %0, %0, %1, %2;" : "+r"(x) : "r"(w.y), "r"(w.z));
         const long long t0 = clock_read();
+        unsigned v = Before::run(x, w);
         asm volatile("bar.sync 0;" ::: "memory");
-        const unsigned v = After::run(x, w);
+        v ^= After::run(x, w);
         trips.count(trip, t0, clock_read());
         got ^= v;
     }
@@ -137,3 +138,15 @@ DEFER(bar_shfl_0, 0, Shuffle)
 DEFER(bar_shfl_32, 32, Shuffle)
 DEFER(bar_mma_0, 0, Mma)
 DEFER(bar_mma_32, 32, Mma)
+
+// work before the bar.sync: does the barrier wait for it? (ptxas keeps an mma, or a load with a value unused,
+// before a barrier only when it must: these three keep their places, STS / LDG, BAR, LDS, CS2R)
+#define PRE(NAME, BEFORE, AFTER)                                                                      \
+    extern "C" __global__ void NAME(const unsigned *in, long long *T, unsigned *sink)                 \
+    {                                                                                                 \
+        defer<0, AFTER, BEFORE>(in, T, sink);                                                         \
+    }
+
+PRE(pre_sts_none, StoreShared, Nothing)
+PRE(pre_sts_lds, StoreShared, LoadShared)
+PRE(pre_ldg_lds, LoadGlobal, LoadShared)
