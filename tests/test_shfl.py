@@ -1,6 +1,7 @@
 """shfl.sync (PTX ISA 9.7.8.6): every mode against a lane-by-lane reference, the segment mask and clamp, the
 in-range predicate, and the undefined cases named."""
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -102,3 +103,15 @@ def test_undefined_uses_are_named(mask, live, message):
 def test_a_shuffle_within_its_executing_lanes_is_defined():
     got = _run("bfly", 1, 0x1F, mask=0x0000FFFF, live=16)
     assert list(got[:16, 0]) == [(i ^ 1) * 1000 + 7 for i in range(16)]
+
+
+def test_the_deprecated_form_is_named_with_its_place():
+    """``shfl.bfly.b32`` (no .sync; not on sm_70 and later): the error names the file, line and column and says
+    what is expected."""
+    ptx = PTX.read_text().replace("shfl.sync.bfly.b32", "shfl.bfly.b32")
+    with pytest.raises(Exception) as e:
+        warpsim.RawModule(code=ptx, timing=False).get_function("shfl_bfly")(
+            (1,), (32,), (np.zeros(64, np.uint32), np.uint32(1), np.uint32(31), np.uint32(0xFFFFFFFF), np.uint32(32)))
+    msg = str(e.value)
+    assert re.match(r"<code>:\d+:\d+: error: 'shfl.bfly.b32': is not shfl.sync with a mode and .b32", msg), msg
+    assert msg.rstrip().endswith("expected shfl.sync.{up,down,bfly,idx}.b32")

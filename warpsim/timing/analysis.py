@@ -322,8 +322,7 @@ def _fused_adds(program, out) -> None:
         nxt = out[it.pc + 1]
         only = writers.get(r) == 1 and readers.get(r) == [nxt.pc]  # nvcc's single-assignment registers
         if _add32(ins_of[nxt.pc]) and r in nxt.reads and (only or nxt.writes == (r,)):
-            it.lat, it.ii = 0.0, 0.0  # its issue slot stays: the engine issues every PTX instruction
-            it.stages[0].latency, it.stages[0].ii = 0.0, 0.0
+            _no_pipe_cycle(it)
             fused = nxt.pc
 
 
@@ -337,8 +336,14 @@ def _renames(program, out) -> None:
         o = ins.operands
         if (ins.opcode == "mov" and ins.guard is None and len(o) == 2 and type(o[0]) is Reg and type(o[1]) is Reg
                 and o[1].name in program.regs and program.regs.get(o[1].name) != "pred"):
-            it.lat, it.ii = 0.0, 0.0
-            it.stages[0].latency, it.stages[0].ii = 0.0, 0.0
+            _no_pipe_cycle(it)
+
+
+def _no_pipe_cycle(it) -> None:
+    """``it`` (one stage) takes no cycle of its pipe and its result is there when it issues; its issue slot stays,
+    the engine issuing every PTX instruction (_fused_adds, _renames)."""
+    it.lat, it.ii = 0.0, 0.0
+    it.stages[0].latency, it.stages[0].ii = 0.0, 0.0
 
 
 def _add32(ins) -> bool:

@@ -416,7 +416,7 @@ class TimedEngine(WarpChoice):
             if not x.w.done:
                 tw = x
         w = tw.w
-        if tw.si or w.blocked is not None and not self._may_defer(tw):
+        if tw.si or w.blocked is not None and not tw.bar_defer:
             return
         info, n_ops, ready = self.info, self.n_ops, tw.ready
         units, smunits = sp.units, sp.smo.units

@@ -222,10 +222,11 @@ def compute(program, info) -> Order:
             sunk_in[t].append(pc)
             order.sunk_to.setdefault(s, (t, []))[1].append(pc)
     # ---------------------------------------------------------------- rules 2 and 3 inside a block
+    lat_of = [it.lat for it in info]
     for s in starts:
         seq = _place_cheap(body[s], kind, reads, writes, is_clock)
         seq = _hoist_loads(seq, kind, reads, writes, space)
-        seq = _list_schedule(seq, kind, reads, writes, space, ins_list, [it.lat for it in info])
+        seq = _list_schedule(seq, kind, reads, writes, space, ins_list, lat_of)
         seq = _hoist_branch_condition(seq, ins_list, kind, reads, writes)
         full = sunk_in[s] + seq
         order.entry[s] = tuple(full)
