@@ -22,11 +22,73 @@ def test_the_h200s_chains(ops):
     """Cycles from one dependent PTX instruction to the next, one warp: FFMA and IMAD 4, LOP3 -> LOP3 and ISETP ->
     SEL 4.07 (the ALU pipe), the LOP3 / IMAD.IADD and F2FP / HADD2.F32 pairs 5.03 (a result passed between the ALU
     and FMA pipes), two add.u32 2.0 each (one IADD3), I2F / F2I 11.35, div.rn.f32 60.9, LDS 23."""
-    got = {k: O.latency(ops, k) for k in O.KERNELS if k.startswith("chain_")}
+    got = {k: O.latency(ops, k) for k in O.KERNELS if k.startswith("chain_") and k not in FUSED_CHAINS}
     want = {"chain_fma": 4.0, "chain_mad": 4.0, "chain_lop3": 4.065, "chain_setp_selp": 4.065, "chain_add": 2.0,
             "chain_xor_add": 5.03, "chain_cvt_half": 5.03, "chain_cvt_int": 11.35, "chain_div": 60.87,
             "chain_ld_shared": 23.0}
     assert got == pytest.approx(want, abs=0.02)
+
+
+#: the chains of pairs ptxas makes one instruction of (analysis.FUSED): the H200's cycles a step, one warp
+FUSED_CHAINS = {"chain_lea": 4.125, "chain_lea_hi": 3.875, "chain_lea_hi_sx": 3.875, "chain_mul_add": 3.75,
+                "chain_and_xor_add": 9.75, "chain_wide_add": 8.25, "chain_add64": 2.25}
+
+
+def test_the_h200s_fused_pairs(ops):
+    """A step of two PTX instructions ptxas makes one SASS instruction of takes that instruction's latency: shl +
+    add (IMAD or LEA), shr + add (LEA.HI, LEA.HI.SX32), mul.lo + add (IMAD) 3.75-4.1 cycles, as one ALU or IMAD
+    instruction; and + xor + add 9.75, as xor + add (a LOP3.LUT and an IMAD.IADD); mul.wide.u32 + add.s64 8.25
+    (IMAD.WIDE.U32, through both words of its result); an add.s64 2.25 (two of them are an IADD3 and an
+    IADD3.X)."""
+    assert {k: O.step_cycles(ops, k, 1) for k in FUSED_CHAINS} == pytest.approx(FUSED_CHAINS, abs=0.01)
+    assert O.step_cycles(ops, "chain_and_xor_add", 1) == pytest.approx(O.step_cycles(ops, "chain_xor_add", 1),
+                                                                       abs=0.01)
+
+
+@pytest.mark.parametrize("kernel", sorted(FUSED_CHAINS))
+def test_the_table_times_the_fused_pairs(ops, kernel):
+    """One warp's chain of fused pairs in warpsim within 0.4 cycles a step of the H200's (and + xor + add: the
+    pipe crossing the engine does not know of, 1.9 cycles short; mul.wide.u32 + add.s64: the table's IMAD.WIDE
+    takes 8 cycles, a quarter under the H200's step, params_sm90 ``mul_wide``); unfused they had taken 2 x 4
+    cycles a step."""
+    sim = O.simulated(kernels=[kernel], warps=(1,))
+    slack = {"chain_and_xor_add": 1.95, "chain_wide_add": 0.55}.get(kernel, 0.4)
+    assert O.step_cycles(sim, kernel, 1) == pytest.approx(O.step_cycles(ops, kernel, 1), abs=slack)
+
+
+@pytest.mark.parametrize("kernel", ["stream_lea_hi", "stream_mul_add"])
+def test_a_fused_pair_takes_one_issue_slot(ops, kernel):
+    """Eight independent chains of shr + add (LEA.HI) or mul.lo + add (IMAD): one warp issues a pair every 2
+    cycles on the H200 (15.9-16.0 cycles a step of 8), as one instruction on a half-rate pipe; warpsim within
+    3 % (the first of a pair takes no issue cycle: issued as two, a step had been 32)."""
+    sim = O.simulated(kernels=[kernel], warps=(1,))
+    assert O.step_cycles(ops, kernel, 1) == pytest.approx(16.0, abs=0.15)
+    assert O.step_cycles(sim, kernel, 1) == pytest.approx(O.step_cycles(ops, kernel, 1), rel=0.03)
+
+
+def test_imad_wide_takes_its_pipe_four_cycles(ops):
+    """Eight independent mul.wide.u32 + add.s64 (IMAD.WIDE.U32) a step: with two and four warps on each
+    sub-partition the CTA's step is 67.4 / 123.6 cycles on the H200, one IMAD.WIDE every 4.2 / 3.9 cycles of a
+    sub-partition (``mul_wide`` ii 4: 64 / 128 in warpsim); a lone warp gets one every 6 (48.1), which warpsim
+    does not know of (32)."""
+    sim = O.simulated(kernels=["stream_wide_add"], warps=(1, 8, 16))
+    for w in (8, 16):
+        assert O.step_cycles(sim, "stream_wide_add", w, 1) == pytest.approx(
+            O.step_cycles(ops, "stream_wide_add", w, 1), rel=0.06), w
+    assert O.step_cycles(ops, "stream_wide_add", 1) == pytest.approx(48.1, abs=0.1)
+    assert O.step_cycles(sim, "stream_wide_add", 1) == pytest.approx(32.0, abs=0.1)
+
+
+@pytest.mark.parametrize("kernel", ["chase_global_wide", "chase_global_add64"])
+def test_a_chase_through_global_addresses(ops, kernel):
+    """A global load whose address is computed from the last one's value (and, then mul.wide + add.s64 or cvt +
+    add.s64, then ld.global, an L1 hit): 44.1 / 43.2 cycles a step on the H200 with 1-4 warps, warpsim within 5 %
+    (42.1 / 42.1); with 8 and 16 warps the H200's steps take 0.3-2.7 cycles more, warpsim's 0.3-1.4 (within
+    7 %)."""
+    sim = O.simulated(kernels=[kernel])
+    for w in O.WARPS:
+        bound = 0.05 if w <= 4 else 0.07
+        assert O.step_cycles(sim, kernel, w) == pytest.approx(O.step_cycles(ops, kernel, w), rel=bound), w
 
 
 def test_the_h200s_barrier_takes_an_arrival_each_two_cycles(ops):
@@ -58,11 +120,11 @@ def test_the_alu_chain_stays_short_of_the_h200(ops):
 
 def test_two_dependent_adds_are_one_iadd3(ops):
     """ptxas makes two dependent add.u32 one IADD3: 2.0 cycles an add on the H200. warpsim fuses such a pair
-    (``analysis._fused_adds``: the first takes no pipe cycle and hands its result over at once, but keeps its
-    issue slot): 2.5; timed as two ALU instructions it had been 4.07."""
+    (``analysis._fused``: the first takes no issue cycle and no pipe cycle and hands its result over at once):
+    2.0; timed as two ALU instructions it had been 4.07 (2.5 while the first kept its issue cycle)."""
     sim = O.simulated(kernels=["chain_add"], warps=(1,))
     assert O.latency(ops, "chain_add") == pytest.approx(2.0, abs=0.01)
-    assert O.latency(sim, "chain_add") == pytest.approx(2.52, abs=0.02)
+    assert O.latency(sim, "chain_add") == pytest.approx(2.0, abs=0.02)
 
 
 def test_the_table_times_bar_sync_with_any_warps(ops):
@@ -124,18 +186,20 @@ def reduction():
 def test_a_block_reduction_beside_the_h200(reduction):
     """Out of sample (``traces/h200/reduce_clock.json``, ``python -m warpsim.timing.reduce_clock``): a block
     reduction (an integer hash, I2F and FMA a value, five shfl.sync a warp, a shared store, bar.sync, warp 0's
-    shfl.sync.down) of 4, 8 and 16 warps. The sum is bit-exact. One warp a sub-partition within 5.5 % of the H200
-    (-5.1 to -0.6 %), 8 and 16 warps 4-12 % long: IMAD on the int unit beside the ALU work (``mul``; on the FMA
-    pipe, as Hopper runs it, they are within 2 %, but other checks move: params_sm90). It was 11-17 % long before
-    nvcc's bit casts between %r and %f took no pipe cycle (``analysis._renames``: a warp's five shuffles 159 cycles
-    for the H200's 121, now 133) and ptxas's schedule counted a conversion's 11 cycles (``sched.RESULT_CYCLES``)."""
+    shfl.sync.down) of 4, 8 and 16 warps. The sum is bit-exact. One warp a sub-partition -6.2 / -2.4 % of the H200,
+    8 and 16 warps 3-10 % long (+3.0 / +3.4 / +4.6 / +9.4 %): IMAD on the int unit beside the ALU work (``mul``;
+    on the FMA pipe, as Hopper runs it, they come nearer, but other checks move: params_sm90). It was 11-17 %
+    long before nvcc's bit casts between %r and %f took no pipe cycle (``analysis._renames``: a warp's five
+    shuffles 159 cycles for the H200's 121, now 125-170) and ptxas's schedule counted a conversion's 11 cycles
+    (``sched.RESULT_CYCLES``); -5.1 to -0.6 % / +4.1 to +11.3 % before a rename and the first of a fused pair
+    (``analysis._fused``) took no issue cycle."""
     for r in reduction:
         assert r["exact"], r
         err = r["warpsim"][-1] / r["gpu"][-1] - 1
         if r["warps"] == 4:
-            assert -0.055 < err < 0.0, (r["kernel"], r["warps"], err)
+            assert -0.065 < err < 0.0, (r["kernel"], r["warps"], err)
         else:
-            assert 0.03 < err < 0.12, (r["kernel"], r["warps"], err)
+            assert 0.02 < err < 0.10, (r["kernel"], r["warps"], err)
         # the warp's five shuffles: the H200 121-127 cycles, warpsim 133 with 4 warps, 145-190 with 8-16
         assert r["warpsim"][1] / r["gpu"][1] - 1 < (0.12 if r["warps"] == 4 else 0.55), r
 

@@ -33,41 +33,45 @@ def test_spgemm_d_is_the_gpus_bit_for_bit(spgemm):
 #: warpsim's kernel cycles against the H200's (entry to the last stamp), as measured: ``(low, high)`` of
 #: warpsim / H200 - 1 in both launch conditions, warpsim timed as the H200 (its L2, ``params_sm90.TABLE["devices"]``).
 #: A change of the model that moves one out fails here.
-KERNEL_ERROR = {  # since bar.sync was measured (op_latency, bar_defer); before, in brackets
-    "spgemm_clock_k1024": (0.005, 0.03),      # +1.5 / +1.4 % (+6.0 %; -6.0 % before the A phase's fills)
-    "spgemm_clock_k256": (0.055, 0.085),      # +6.8 / +6.9 % (+10.6 / +10.7 %; -2.9 %)
-    "spgemm_clock_pf_k1024": (0.09, 0.125),   # +10.7 / +10.8 %: B prefetched into registers (+14.3 / +14.5 %)
-    "spgemm_clock_w8_k1024": (-0.035, -0.01), # -2.8 %: 8 warps (+0.7 / +0.6 %; -15.5 / -15.6 %)
+KERNEL_ERROR = {  # since ptxas's one-instruction pairs were known (analysis._fused); before, in brackets
+    "spgemm_clock_k1024": (-0.02, -0.005),    # -1.1 / -1.2 % (+1.5 / +1.4 %; +6.0 % with bar.sync a flat 20)
+    "spgemm_clock_k256": (0.03, 0.055),       # +4.2 / +4.3 % (+6.8 / +6.9 %; +10.6 / +10.7 %)
+    "spgemm_clock_pf_k1024": (0.05, 0.075),   # +6.1 / +6.3 %: B prefetched into registers (+10.7 / +10.8 %)
+    "spgemm_clock_w8_k1024": (-0.075, -0.055),  # -6.4 / -6.5 %: 8 warps (-2.8 %; +0.7 / +0.6 %)
 }
 
 
 def test_spgemm_kernel_cycles_beside_the_h200(spgemm):
-    """Out of sample: the 4-warp kernels 1.4-10.8 % long on the H200 (K steps 0.5-12 % long), the 8-warp one 2.8 %
-    short (its K step 1,117 cycles against 1,150-1,152). Before bar.sync was measured (a flat 20 cycles, every
-    warp held at the bar.sync itself; ``issue.barrier``, ``barrier_defer``) the 4-warp kernels were 6-15 % long
-    and the 8-warp one within 1 %; before the L1's data path took the fills' wavefronts
-    (``memory["miss_wavefronts"]``) the 8-warp kernel was 14 % short and the 4-warp ones 3-6 %. The D stores
-    (the tail) stay 22-48 % short."""
+    """Out of sample: the 4-warp kernels -1.2 to +6.3 % of the H200 (K steps -2.1 to +7.5 %), the 8-warp one
+    6.5 % short (its K step 1,069 cycles against 1,150-1,152). The 4-warp ones were 1.4-10.8 % long and the 8-warp
+    one 2.8 % short while each PTX instruction took an issue cycle (ptxas makes the K step's address arithmetic,
+    shr + add, shr + add, mul.wide + add.s64 a load, three instructions: ``analysis.FUSED``); before bar.sync
+    was measured (a flat 20 cycles, every warp held at the bar.sync itself; ``issue.barrier``,
+    ``barrier_defer``) the 4-warp kernels were 6-15 % long and the 8-warp one within 1 %; before the L1's data
+    path took the fills' wavefronts (``memory["miss_wavefronts"]``) the 8-warp kernel was 14 % short and the
+    4-warp ones 3-6 %. The D stores (the tail) stay 22-48 % short."""
     for r in spgemm:
         err = {p: r["warpsim"][p] / r["gpu"][p] - 1 for p in ("kernel", "first", "step", "tail")}
         lo, hi = KERNEL_ERROR[r["kernel"]]
         assert lo < err["kernel"] < hi, (r, err)
         if r["kernel"] != "spgemm_clock_w8_k1024":
-            assert 0.0 < err["step"] < 0.13 and 0.07 < err["first"] < 0.12 and -0.32 < err["tail"] < -0.2, (r, err)
+            assert -0.025 < err["step"] < 0.08 and 0.04 < err["first"] < 0.09 and -0.32 < err["tail"] < -0.2, \
+                (r, err)
         else:
-            assert -0.035 < err["step"] < -0.015 and -0.5 < err["tail"] < -0.4, (r, err)
+            assert -0.075 < err["step"] < -0.065 and -0.5 < err["tail"] < -0.4, (r, err)
 
 
 def test_spgemm_phases():
     """The GEMM with a clock read at each phase of a K step (``spgemm_phase.ptx``, D bit-exact again): the B
     phase (four loads a warp, each over 2 lines, then the shared stores that wait for them) within 14 % of the
-    H200 (357 / 340 / 343 cycles; warpsim 383 / 351 / 385); the clock read after the first barrier 7 cycles after
+    H200 (357 / 340 / 343 cycles; warpsim 365 / 343 / 367, and 383 / 351 / 385 while the first of a fused address
+    pair took an issue cycle, ``analysis._fused``); the clock read after the first barrier 7 cycles after
     the one before it on the H200, 6 in warpsim (it waits for no release: ``issue.barrier_defer``; 21-22 with every
     warp held at the bar.sync); that and the A phase (each warp 4 requests over 8 lines, 8-way conflicts, warps
-    2k and 2k + 1 the same lines) within 10 % (465 / 605 / 452; warpsim 494 / 598 / 492: the fills' wavefronts
+    2k and 2k + 1 the same lines) within 10 % (465 / 605 / 452; warpsim 484 / 586 / 482: the fills' wavefronts
     through the data path, ``l1_dup``; before that 403 / 476 / 405); the second mma, the barrier after it and the
     loop's stamp and branch (``mma`` + ``loop``, where the release is paid: warpsim at the stamp's store, the
-    H200 partly before its clock read) within 22 % (107 / 144 / 109; warpsim 97 / 175 / 97)."""
+    H200 partly before its clock read) within 22 % (107 / 144 / 109; warpsim 96 / 161 / 96)."""
     doc = spgemm_phase.load()
     got = spgemm_phase.measured(doc)
     for k in spgemm_phase.KERNELS:
@@ -109,12 +113,13 @@ def test_gmem_rate_the_sms_store_port(gmem):
     issues another while 40 wait): 4-16 warps storing over 8 or 32 lines within 5 % of the H200, over one line
     (4 sectors) within 23 %. Without the port the 16-warp runs had been 70-98 % short. And a sub-partition
     issues a global store every 7 cycles at most (``memory["store_ii"]``; the H200's one warp 8.4-8.7): one or
-    two warps' 32 stores over one line within 6 % (at the MIO's 4 cycles 32-33 % short), over 8 lines 11-25 %
-    short, over 32 lines 18-24 % short (38-45 %)."""
+    two warps' 32 stores over one line within 6 % (at the MIO's 4 cycles 32-33 % short), over 8 lines 8-24 %
+    short, over 32 lines 18-24 % short (38-45 %; over 8 lines 11-25 % while the first of a fused address pair
+    took an issue cycle, ``analysis._fused``)."""
     assert all(abs(gmem[(f"gmem_store_p{p}", w)]) < 0.05 for p in (8, 32) for w in (4, 8, 16))
     assert all(abs(gmem[("gmem_store_p1", w)]) < 0.23 for w in (4, 8, 16))
     assert all(abs(gmem[("gmem_store_p1", w)]) < 0.06 for w in (1, 2))
-    assert all(-0.26 < gmem[(f"gmem_store_p{p}", w)] < -0.1 for p in (8, 32) for w in (1, 2))
+    assert all(-0.26 < gmem[(f"gmem_store_p{p}", w)] < -0.07 for p in (8, 32) for w in (1, 2))
 
 
 def test_gmem_rate_what_the_engine_lacks(gmem):
@@ -189,7 +194,7 @@ def test_l1_dup_a_request_for_a_line_being_filled_waits_for_that_fill(dup):
 def test_l1_dup_the_engine_books_each_requests_wavefronts(dup):
     """The engine (``memory["miss_wavefronts"]``: a fill's data through the data path, its turns booked at issue):
     what the requests past the first add is within 5 % of the H200's with 16 warps where they conflict 8-32 ways
-    or ask for other lines (one warp's, 34-518 cycles, within 40 %); before 2026-11-29 a fill's data skipped the
+    or ask for other lines (one warp's, 34-518 cycles, within 45 %); before 2026-11-29 a fill's data skipped the
     data path, and 16 warps' 16 requests of the same words over 32 lines added 8 % of the H200's 7,642 cycles. Not
     modelled: a request that waits for another's fill without a conflict costs the H200 2-3 cycles (16 warps, 8
     requests: stride 36 253 cycles, the records 305; warpsim 49 and 206)."""
@@ -197,7 +202,7 @@ def test_l1_dup_the_engine_books_each_requests_wavefronts(dup):
               "l1_dup_same_n16_p32", "l1_dup_same_n16_p8"):
         for w in (1, 16):
             gpu, sim = _dup_added(k, w, dup), _dup_added(k, w)
-            assert abs(sim / gpu - 1) < (0.05 if w == 16 else 0.4), (k, w, gpu, sim)
+            assert abs(sim / gpu - 1) < (0.05 if w == 16 else 0.45), (k, w, gpu, sim)
     old = params_for("sm_90a", device="H200")
     old.memory = dict(old.memory, miss_wavefronts=False, tag_all=False)
     added_old = (l1_dup.cycles(l1_dup.simulate("l1_dup_same_n16_p32", 16, old))[0]
@@ -461,10 +466,11 @@ def _chain(i: int) -> str:
 def test_independent_address_chains_interleave():
     """sched rule 5, as ptxas schedules a stretch (the GEMM's four B loads: the ``LEA.HI`` of each chain, then
     the next step of each, the ``LDG`` right behind its ``IMAD.WIDE``): four loads whose addresses take four
-    dependent steps each issue as four rounds of one step from every chain, not one chain after another."""
+    dependent steps (two SASS instructions: ``analysis.FUSED``) each issue as rounds of one SASS instruction from
+    every chain, not one chain after another."""
     body = "".join(_chain(i) for i in range(4)) + "    xor.b32 %r38, %r30, %r31;\n    xor.b32 %r39, %r32, %r33;\n"
     got = [i.opcode for i in _order(CHAINS.format(body=body))]
-    assert got[2:18] == ["shr"] * 4 + ["add"] * 4 + ["mul"] * 4 + ["add"] * 4, got
+    assert got[2:18] == ["shr", "add"] * 4 + ["mul", "add"] * 4, got
     assert got[18:22] == ["ld"] * 4, got
 
 

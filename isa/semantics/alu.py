@@ -175,8 +175,14 @@ def _is_float(ins):
     return "f32" in ins.modset or "f64" in ins.modset
 
 
+def _is_wide(ins):
+    return "wide" in ins.modset
+
+
 for _op, _syn in _SYNTAX.items():
     semantics(_op, syntax=_syn, timing="fma" if _op not in ("div", "rem") else "div", when=_is_float)(
         decoded(_decode_arith)(_run))
+    if _op in ("mul", "mad"):  # a 64-bit product of 32-bit integers: IMAD.WIDE
+        semantics(_op, syntax=_syn, timing="mul_wide", when=_is_wide)(decoded(_decode_arith)(_run))
     if _op != "fma":
         semantics(_op, syntax=_syn, timing=_TIMING[_op])(decoded(_decode_arith)(_run))

@@ -21,7 +21,8 @@ from isa.errors import UnsupportedInstruction
 TIMING_CLASSES = (
     "alu",  # integer/logic/compare/select/move, integer-integer and float-float conversions
     "fma",  # float add/mul/fma
-    "mul",  # integer multiply / wide
+    "mul",  # integer multiply (IMAD)
+    "mul_wide",  # a 64-bit product of 32-bit integers (IMAD.WIDE)
     "div",  # division / remainder (multi-instruction sequences on hardware)
     "cvt",  # conversions between an integer and a float type (I2F / F2I)
     "special",  # special-register reads (%clock, %tid ...)

@@ -38,7 +38,7 @@ from warpsim.debug import values as V
 from warpsim.engine import dim3
 
 MAX_THREADS_PER_CTA = 1024
-PURE_TIMING = frozenset(("alu", "fma", "mul", "div", "cvt", "special", "branch", "exit", "tensor", "barrier"))
+PURE_TIMING = frozenset(("alu", "fma", "mul", "mul_wide", "div", "cvt", "special", "branch", "exit", "tensor", "barrier"))
 LOADS = frozenset(("ld", "ldu"))
 _WARP_FIXED = frozenset(("program", "cta", "warp_id", "arch", "ub_policy", "rf", "regs", "local", "clock",
                          "_ops", "write", "_tc_port"))

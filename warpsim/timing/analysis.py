@@ -77,6 +77,7 @@ class InsTiming:
                              # whose trip sass_sim times with its own branch
     bar_id: object = None    # a barrier instruction's barrier: its number, or the register or name that gives it
     defer: bool = False     # may issue while its warp waits at a barrier (``issue.barrier_defer``)
+    slot: float = 1.0       # issue cycles it takes of its sub-partition and warp (0: not in the SASS, :func:`_fused`)
 
 
 def _regs(op, out):
@@ -192,8 +193,8 @@ def _analysed(program, params):
                 it.fast = False
         out.append(it)
     _uniform_clock_reads(params, out)
-    _fused_adds(program, out)
     _renames(program, out)
+    _fused(program, out)
     order = sched.compute(program, out)
     _store_waits(program, out, order)
     _store_port(program, params, out, unit_index)
@@ -299,13 +300,45 @@ def _deferred(params, out) -> None:
 
 
 _ADD32 = ("u32", "s32", "b32")
+_ADD64 = ("u64", "s64", "b64")
 
 
-def _fused_adds(program, out) -> None:
-    """Two dependent 32-bit integer adds, the first's result read by the second alone (or overwritten by it): ptxas
-    makes them one IADD3
-    (traces/h200/op_latency.json: dependent add.u32 pairs 2.0 cycles an add, one IADD3's 4 a pair), so the first
-    takes no pipe cycle and passes its result to the second at once."""
+def _is(ins, opcodes, *mods) -> bool:
+    """``ins`` is one of ``opcodes`` with exactly the modifiers given (each a tuple of the spellings allowed)."""
+    return ins.opcode in opcodes and len(ins.mods) == len(mods) and all(m in ok for m, ok in zip(ins.mods, mods))
+
+
+def _shift_by_imm(ins) -> bool:
+    return type(ins.operands[2]) is Imm
+
+
+#: Two dependent PTX instructions ptxas makes one SASS instruction of, the first's result read by the second
+#: alone (the idioms of nvcc's address arithmetic; the SASS of traces/capture/kernels/prog_spgemm_clock.ptx's
+#: K step: ``shr.u32 x, 31; add`` LEA.HI, ``shr.s32 x, 1; add`` LEA.HI.SX32, ``mul.wide; add.s64`` IMAD.WIDE;
+#: each measured by traces/h200/op_latency.json's chain_* kernels): ``(SASS, is first, is second, timed as)``,
+#: the fused instruction timed as the ``"first"``'s class (a multiply) or the ``"second"``'s
+FUSED = (
+    ("IADD3", lambda i: _is(i, ("add", "sub"), _ADD32), lambda i: _is(i, ("add", "sub"), _ADD32), "second"),
+    ("IADD3 + IADD3.X", lambda i: _is(i, ("add", "sub"), _ADD64), lambda i: _is(i, ("add", "sub"), _ADD64),
+     "second"),
+    ("LEA", lambda i: _is(i, ("shl",), ("b32",)) and _shift_by_imm(i), lambda i: _is(i, ("add",), _ADD32),
+     "second"),
+    ("LEA.HI", lambda i: _is(i, ("shr",), ("u32", "s32", "b32")) and _shift_by_imm(i),
+     lambda i: _is(i, ("add",), _ADD32), "second"),
+    ("IMAD", lambda i: _is(i, ("mul",), ("lo",), ("u32", "s32")), lambda i: _is(i, ("add",), _ADD32), "first"),
+    ("IMAD.WIDE", lambda i: _is(i, ("mul",), ("wide",), ("u32", "s32")), lambda i: _is(i, ("add",), _ADD64),
+     "first"),
+    ("LOP3", lambda i: _is(i, ("and", "or", "xor"), ("b32",)), lambda i: _is(i, ("and", "or", "xor"), ("b32",)),
+     "second"),
+)
+
+
+def _fused(program, out) -> None:
+    """Two dependent instructions ptxas makes one (:data:`FUSED`), the first's result read by the second alone
+    (or written again before it is read): the first is not in the SASS, so it takes no issue cycle and no pipe
+    cycle and passes its result to the second at once; the second is timed as the SASS instruction (op_latency:
+    dependent add.u32 pairs 2.0 cycles an add, shr.u32 + add.u32 1.94, mul.wide.u32 + add.s64 8.25 a pair, as
+    one IMAD.WIDE). Pairs only: a SASS instruction takes three operands."""
     ins_of = program.instructions
     writers: dict = {}
     readers: dict = {}
@@ -314,29 +347,97 @@ def _fused_adds(program, out) -> None:
             writers[r] = writers.get(r, 0) + 1
         for r in it.reads:
             readers.setdefault(r, []).append(it.pc)
-    fused = -1  # the last add fused into the one before it: an IADD3 takes three operands, so pairs only
+    leaders = set(program.labels.values())
+    fused = -1
     for it in out[:-1]:
-        if it.pc == fused or not _add32(ins_of[it.pc]) or len(it.writes) != 1 or ins_of[it.pc].guard is not None:
+        ins = ins_of[it.pc]
+        if it.pc == fused or len(it.writes) != 1 or ins.guard is not None:
             continue
         r = it.writes[0]
-        nxt = out[it.pc + 1]
-        only = writers.get(r) == 1 and readers.get(r) == [nxt.pc]  # nvcc's single-assignment registers
-        if _add32(ins_of[nxt.pc]) and r in nxt.reads and (only or nxt.writes == (r,)):
-            _no_pipe_cycle(it)
-            fused = nxt.pc
+        nxt = _next_in_sass(out, it.pc)
+        if nxt is None or r not in nxt.reads or ins_of[nxt.pc].guard is not None:
+            continue
+        if not (writers.get(r) == 1 and readers.get(r) == [nxt.pc] or _dead_after(out, nxt.pc, r, leaders)):
+            continue
+        pair = next((p for p in FUSED if p[1](ins) and p[2](ins_of[nxt.pc])), None)
+        if pair is None:
+            continue
+        if pair[3] == "first":
+            _timed_as(nxt, it)
+        _no_pipe_cycle(it)
+        it.slot = 0.0
+        fused = nxt.pc
+
+
+def _next_in_sass(out, pc):
+    """The instruction after ``pc`` that is in the SASS (past the renames, :func:`_renames`), or None."""
+    for it in out[pc + 1:]:
+        if it.slot:
+            return it
+    return None
+
+
+def _timed_as(it, other) -> None:
+    """``it`` takes ``other``'s class, pipe and latency."""
+    it.timing = other.timing
+    it.uidx, it.sm_unit, it.ii, it.lat = other.uidx, other.sm_unit, other.ii, other.lat
+    st, o = it.stages[0], other.stages[0]
+    st.unit, st.uidx, st.sm, st.ii, st.latency = o.unit, o.uidx, o.sm, o.ii, o.latency
+
+
+def _dead_after(out, pc, r, leaders) -> bool:
+    """Register ``r`` is not read after ``pc`` before it is written again: in the straight line of instructions
+    that follows, or, past its end, because every read of ``r`` has a write of it before it in its own block (an
+    inline asm block's scoped temporary)."""
+    if r in out[pc].writes:
+        return True
+    for it in out[pc + 1:]:
+        if r in it.reads:
+            return False
+        if r in it.writes:
+            return True
+        if it.branch or it.barrier or it.exit or it.pc in leaders:
+            break
+    return all(_written_before(out, q, r, leaders) for q in range(len(out)) if r in out[q].reads)
+
+
+def _written_before(out, pc, r, leaders) -> bool:
+    for q in range(pc - 1, -1, -1):
+        it = out[q]
+        if r in it.writes:
+            return True
+        if it.branch or it.exit or q + 1 in leaders:
+            return False
+    return False
 
 
 def _renames(program, out) -> None:
-    """A ``mov`` from one register to another (nvcc's bit casts between ``%r`` and ``%f``, its copies): ptxas's
-    register allocation makes it nothing, so it takes no pipe cycle and its value is there at once (it keeps its
-    issue slot). traces/h200/reduce_clock.json: a warp's shuffle step (shfl.sync, mov.b32, add.f32, mov.b32) 24.2
-    cycles on the H200, as SHFL and FADD."""
+    """What ptxas's register allocation makes nothing: a ``mov`` from one register to another (nvcc's bit casts
+    between ``%r`` and ``%f``, its copies), the packing of two 32-bit registers into a 64-bit one or its unpacking
+    (``mov.b64 d, {lo, hi}``), and the low word of a 64-bit integer (``cvt.u32.u64``). It takes no issue cycle and
+    no pipe cycle, and its value is there at once. traces/h200/reduce_clock.json: a warp's shuffle step
+    (shfl.sync, mov.b32, add.f32, mov.b32) 24.2 cycles on the H200, as SHFL and FADD."""
     for it in out:
         ins = program.instructions[it.pc]
-        o = ins.operands
-        if (ins.opcode == "mov" and ins.guard is None and len(o) == 2 and type(o[0]) is Reg and type(o[1]) is Reg
-                and o[1].name in program.regs and program.regs.get(o[1].name) != "pred"):
+        if ins.guard is None and (_copy(program, ins) or _low_word(ins)):
             _no_pipe_cycle(it)
+            it.slot = 0.0
+
+
+def _copy(program, ins) -> bool:
+    o = ins.operands
+    if ins.opcode != "mov" or len(o) != 2:
+        return False
+    if type(o[0]) is Reg and type(o[1]) is Reg:
+        return o[1].name in program.regs and program.regs.get(o[1].name) != "pred"
+    vec = o[0] if type(o[0]) is Vec else o[1]
+    reg = o[1] if vec is o[0] else o[0]
+    return (type(vec) is Vec and type(reg) is Reg and ins.mods in (("b64",), ("b32",))
+            and all(type(x) is Reg and x.name in program.regs for x in vec.items + (reg,)))
+
+
+def _low_word(ins) -> bool:
+    return ins.opcode == "cvt" and ins.mods in (("u32", "u64"), ("s32", "s64"), ("u32", "s64"), ("s32", "u64"))
 
 
 def _no_pipe_cycle(it) -> None:
@@ -344,10 +445,6 @@ def _no_pipe_cycle(it) -> None:
     the engine issuing every PTX instruction (_fused_adds, _renames)."""
     it.lat, it.ii = 0.0, 0.0
     it.stages[0].latency, it.stages[0].ii = 0.0, 0.0
-
-
-def _add32(ins) -> bool:
-    return ins.opcode in ("add", "sub") and len(ins.mods) == 1 and ins.mods[0] in _ADD32
 
 
 def _uniform_clock_reads(params, out) -> None:
@@ -362,7 +459,7 @@ def _uniform_clock_reads(params, out) -> None:
         if it.opcode != "mov" or "%clock" not in it.reads or not it.writes:
             continue
         readers = [o for o in out if o is not it and set(o.reads) & set(it.writes)]
-        if readers and all(o.timing in ("alu", "mul", "fma") and o.opcode not in ("mov", "cvt") for o in readers):
+        if readers and all(o.timing in ("alu", "mul", "mul_wide", "fma") and o.opcode not in ("mov", "cvt") for o in readers):
             it.timing, it.lat = "clock32", c["latency"]
             it.stages[0].latency = c["latency"]
 

@@ -461,7 +461,7 @@ class TimedEngine(WarpChoice):
             if t >= t_other and not it.local:
                 return
             # issue (as _issue_fast)
-            sp.t_issue = t + 1.0
+            sp.t_issue = t + it.slot
             rec = None
             if qi >= tw.nsunk:
                 if w.lpc is None and w.pc == pc:
@@ -491,7 +491,7 @@ class TimedEngine(WarpChoice):
             if it.pred_ws:
                 for r in it.pred_ws:
                     tw.pred_at[r] = t
-            tw.t_next = t + 1.0
+            tw.t_next = t + it.slot
             if it.tensor:
                 if done > tw.tensor_done:
                     tw.tensor_done = done
@@ -752,7 +752,7 @@ class TimedEngine(WarpChoice):
     def _issue_fast(self, tw, sp, it, pc, t):
         """_issue for an instruction of one stage on one pipe (no emulation, barrier, exit or L1 model)."""
         w = tw.w
-        sp.t_issue = t + 1.0
+        sp.t_issue = t + it.slot
         n = len(sp.warps)
         if n > 1:
             sp.rr = tw.slot + 1 if tw.slot + 1 < n else 0
@@ -788,7 +788,7 @@ class TimedEngine(WarpChoice):
         if it.pred_ws:
             for r in it.pred_ws:
                 tw.pred_at[r] = t
-        tw.t_next = t + 1.0
+        tw.t_next = t + it.slot
         if it.tensor:
             if done > tw.tensor_done:
                 tw.tensor_done = done

@@ -47,6 +47,23 @@ KERNELS = {
     "stream_xor_add": Kernel("8 independent xor.b32 + add.u32 chains (LOP3.LUT + IMAD.IADD)", 16, 16),
     "stream_mad": Kernel("8 independent mad.lo.u32 chains (IMAD)", 8, 16),
     "stream_fma": Kernel("8 independent fma.rn.f32 chains (FFMA)", 8, 16),
+    # pairs ptxas makes one instruction of (warpsim.timing.analysis.FUSED)
+    "chain_lea": Kernel("shl.b32 + add.u32 on the last result (IMAD, now and then LEA)", 2, 16),
+    "chain_lea_hi": Kernel("shr.u32 + add.u32 on the last result (LEA.HI)", 2, 16),
+    "chain_lea_hi_sx": Kernel("shr.s32 + add.s32 on the last result (LEA.HI.SX32)", 2, 16),
+    "chain_mul_add": Kernel("mul.lo.u32 + add.u32 on the last result (IMAD)", 2, 16),
+    "chain_and_xor_add": Kernel("and.b32 + xor.b32 + add.u32 on the last result (LOP3.LUT + IMAD.IADD)", 3, 16),
+    "chain_wide_add": Kernel("mul.wide.u32 of the low word + add.s64 on the last result (IMAD.WIDE.U32)", 2, 16),
+    "chain_add64": Kernel("add.s64 on the last result (two of them: IADD3 + IADD3.X)", 1, 16),
+    "stream_lea_hi": Kernel("8 independent shr.u32 + add.u32 chains (LEA.HI)", 16, 16),
+    "stream_mul_add": Kernel("8 independent mul.lo.u32 + add.u32 chains (IMAD)", 16, 16),
+    "stream_and_xor_add": Kernel("8 independent and.b32 + xor.b32 + add.u32 chains (LOP3.LUT + IMAD.IADD)", 24, 16),
+    "stream_wide_add": Kernel("8 independent mul.wide.u32 + add.s64 chains (IMAD.WIDE.U32)", 16, 16),
+    "stream_add64": Kernel("8 independent add.s64 chains (IADD3 + IADD3.X a pair of them)", 8, 16),
+    "chase_global_wide": Kernel("and.b32 + mul.wide.u32 + add.s64 + ld.global.u32 of the address (LOP3.LUT, "
+                                "IMAD.WIDE.U32, LDG: an L1 hit)", 4, 16),
+    "chase_global_add64": Kernel("and.b32 + cvt.u64.u32 + add.s64 + ld.global.u32 of the address (LOP3.LUT, "
+                                 "IADD3, IMAD.X, LDG: an L1 hit)", 4, 16),
 }
 WARPS = (1, 2, 4, 8, 16)
 TRIPS = 32   #: the trips measured (the kernel runs one more first)

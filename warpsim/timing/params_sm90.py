@@ -175,7 +175,7 @@ TABLE = {
         # after the bar.sync 2 cycles later, 4 dependent xor+add 38, an mma 13-14; an ld/st.shared, ld.global,
         # shfl.sync, a taken branch and another bar.sync wait for the last warp). Not measured, so waiting: div
         # (its SASS branches around a slow path), exit, the memory and async classes.
-        "barrier_defer": ["alu", "fma", "mul", "cvt", "special", "clock32", "tensor"],
+        "barrier_defer": ["alu", "fma", "mul", "mul_wide", "cvt", "special", "clock32", "tensor"],
     },
     "units": {
         # 16 INT32 lanes per sub-partition [lit: H100 whitepaper]. op_latency.json: 8 independent mad.lo.u32
@@ -201,7 +201,7 @@ TABLE = {
         # add.u32: LOP3.LUT, IMAD.IADD, ptxas putting the add on the FMA pipe; cvt.rn.f16.f32 then cvt.f32.f16:
         # F2FP, HADD2.F32), which the engine does not know of: with 4.875 for all, two native configurations go
         # past 5 % (trips_dense_f16_k16_f32 ILP 1 with 16 warps +5.6 %, sp_f16_k16_f16 ILP 2 +5.1 %). Two dependent
-        # add.u32 are one IADD3 (2.0 an add: analysis._fused_adds).
+        # add.u32 are one IADD3 (2.0 an add: analysis._fused, with ptxas's other one-instruction pairs).
         "alu": {"unit": "int", "latency": 4.0},
         "fma": {"unit": "fp", "latency": 4.0},      # dependent FFMA: op_latency 4.00
         # IMAD: op_latency's dependent chain 4.00 cycles; 8 independent ones 15.9 (one every 2 cycles). Hopper runs
@@ -211,9 +211,20 @@ TABLE = {
         # first-trip spread, the shared-store variant 4.5 -> 6.5 %) and the native mean error grows 0.800 ->
         # 0.821 %; kept on the int unit until those are refitted with it.
         "mul": {"unit": "int", "latency": 4.0},
-        # div.rn.f32: MUFU.RCP, FCHK, five FFMA and a branch around the slow path: op_latency 60.9 (the
+        # IMAD.WIDE (mul.wide, mad.wide, and mul.wide + add.s64: analysis.FUSED). op_latency's dependent chain
+        # (mul.wide.u32 of the last result's low word + add.s64 on it, through both words) takes 8.25 cycles a step,
+        # 8.8 counted as the other chains are (the trip less the clock reads over 15: a chain's last result is not
+        # waited for); its chase, an IMAD.WIDE computing each ld.global's address from the last value, about 9.
+        # ptxas's stall counts say 4-6. The table takes 8, the two dependent 4-cycle instructions this pair had been
+        # timed as: at 8.25 and more trips_dense_f16_k16_f32 ILP 1 with 16 warps goes past 5 % (+5.4 / +5.5 % at
+        # 8.25 / 8.8, +0.9 % at 8: a configuration whose four warps a sub-partition move in lockstep by 12 cycles a
+        # trip for a quarter cycle here). 8 independent ones: 48.1 cycles with one warp, 64.3 with two warps on each
+        # sub-partition, 114.6 with four: one every 4 cycles of the sub-partition's pipe (a lone warp gets one
+        # every 6, which the engine does not know of).
+        "mul_wide": {"unit": "int", "latency": 8.0, "ii": 4.0},
+        # div.rn.f32: MUFU.RCP, FCHK, five FFMA and a branch around the slow path: op_latency 60.87 (the
         # literature's rough 40 had stood here)
-        "div": {"unit": "sfu", "latency": 61.0},
+        "div": {"unit": "sfu", "latency": 60.87},
         # an integer <-> float cvt (I2F / F2I): op_latency 11.35 (cvt.rn.f32.s32 then cvt.rzi.s32.f32); the
         # other conversions are class alu (isa.semantics.convert: F2FP, HADD2.F32, a move or a shift)
         "cvt": {"unit": "int", "latency": 11.35},

@@ -83,7 +83,7 @@ TERMINATORS = ("bra", "brx", "ret", "exit", "trap")
 VOLATILE_OPS = TERMINATORS + ("bar", "barrier", "membar", "fence", "st", "red", "atom", "call", "nanosleep",
                               "tcgen05", "mbarrier", "cp", "griddepcontrol", "prefetch", "shfl", "vote", "match",
                               "redux", "activemask", "elect", "ldmatrix", "stmatrix")
-CHEAP_CLASSES = ("alu", "fma", "mul", "cvt")
+CHEAP_CLASSES = ("alu", "fma", "mul", "mul_wide", "cvt")
 #: the state spaces a load or store may name; two different ones never alias
 SPACES = ("global", "shared", "local", "param", "const")
 #: an access with one of these is not moved past another space's (memory-model order)

@@ -8,25 +8,7 @@
 #define STEPS 16
 #define WAYS 8
 
-#include "clock_trips.cuh"
-
-struct Words {
-    unsigned y, z, u, v;
-    float fy, fz;
-};
-
-__device__ __forceinline__ Words words(const unsigned *in)
-{
-    const int lane = threadIdx.x & 31;
-    Words w;
-    w.y = in[lane] | 1u;
-    w.z = in[32 + lane];
-    w.u = in[96 + lane];
-    w.v = in[128 + lane];
-    w.fy = __uint_as_float(0x3f7ff000u | (w.y & 0xfu)); // just under 1: the fma chains stay finite
-    w.fz = __uint_as_float(0x3c000000u | (w.z & 0xfu));
-    return w;
-}
+#include "op_steps.cuh"
 
 // one step of each kind on x (its result in x)
 struct Xor {  // xor then add: LOP3 and IADD3, which ptxas cannot fold into one
@@ -92,52 +74,79 @@ struct Bar {  // every warp of the CTA at barrier 0
     }
 };
 
-// the kernel's start value of a chain: its argument word as the type the steps take
-__device__ __forceinline__ void start(unsigned &x, unsigned word) { x = word; }
-__device__ __forceinline__ void start(float &x, unsigned word) { x = __uint_as_float(word); }
-__device__ __forceinline__ unsigned bits(unsigned x) { return x; }
-__device__ __forceinline__ unsigned bits(float x) { return __float_as_uint(x); }
+// pairs of PTX instructions that ptxas makes one SASS instruction of (warpsim.timing.analysis.FUSED): the first's
+// result is read by the second alone
+struct Lea {  // shl.b32 + add.u32: LEA
+    static __device__ __forceinline__ void step(unsigned &x, const Words &w)
+    {
+        asm volatile("{\n\t.reg .b32 t;\n\tshl.b32 t, %0, 3;\n\tadd.u32 %0, t, %1;\n\t}" : "+r"(x) : "r"(w.y));
+    }
+};
+struct LeaHi {  // shr.u32 + add.u32: LEA.HI
+    static __device__ __forceinline__ void step(unsigned &x, const Words &w)
+    {
+        asm volatile("{\n\t.reg .b32 t;\n\tshr.u32 t, %0, 29;\n\tadd.u32 %0, t, %1;\n\t}" : "+r"(x) : "r"(w.y));
+    }
+};
+struct LeaHiSx {  // shr.s32 + add.s32: LEA.HI.SX32
+    static __device__ __forceinline__ void step(unsigned &x, const Words &w)
+    {
+        asm volatile("{\n\t.reg .b32 t;\n\tshr.s32 t, %0, 1;\n\tadd.s32 %0, t, %1;\n\t}" : "+r"(x) : "r"(w.y));
+    }
+};
+struct MulAdd {  // mul.lo.u32 + add.u32: IMAD
+    static __device__ __forceinline__ void step(unsigned &x, const Words &w)
+    {
+        asm volatile("{\n\t.reg .b32 t;\n\tmul.lo.u32 t, %0, %1;\n\tadd.u32 %0, t, %2;\n\t}"
+                     : "+r"(x) : "r"(w.y), "r"(w.z));
+    }
+};
+struct AndXorAdd {  // and.b32 + xor.b32 (one LOP3.LUT) + add.u32 (IADD3): the two that fuse and one that does not
+    static __device__ __forceinline__ void step(unsigned &x, const Words &w)
+    {
+        asm volatile("{\n\t.reg .b32 t;\n\tand.b32 t, %0, %1;\n\txor.b32 %0, t, %2;\n\tadd.u32 %0, %0, %3;\n\t}"
+                     : "+r"(x) : "r"(w.y), "r"(w.z), "r"(w.u));
+    }
+};
+struct WideAdd {  // mul.wide.u32 of the low word + add.s64 on the last result: IMAD.WIDE.U32 (x's both words)
+    static __device__ __forceinline__ void step(unsigned long long &x, const Words &w)
+    {
+        asm volatile("{\n\t.reg .b64 d;\n\t.reg .b32 lo;\n\tcvt.u32.u64 lo, %0;\n\tmul.wide.u32 d, lo, %1;\n\t"
+                     "add.s64 %0, d, %0;\n\t}" : "+l"(x) : "r"(w.y));
+    }
+};
+struct Add64 {  // add.s64 on the last result and a pair of words: IADD3 with a carry out and IADD3.X
+    static __device__ __forceinline__ void step(unsigned long long &x, const Words &w)
+    {
+        asm volatile("{\n\t.reg .b64 b;\n\tmov.b64 b, {%1, %2};\n\tadd.s64 %0, %0, b;\n\t}"
+                     : "+l"(x) : "r"(w.u), "r"(w.v));
+    }
+};
 
-template <class V, class Op, int N>
-__device__ __forceinline__ void chain(const unsigned *in, long long *T, unsigned *sink)
+// a chase through the argument words in global memory: each step's index is the last word loaded (its low 5 bits)
+// and its address that index's (mul.wide.u32 + add.s64: IMAD.WIDE.U32, then LDG, an L1 hit); with WIDE false the
+// address is a 64-bit pointer added to (add.s64 of a cvt.u64.u32: IADD3 + IADD3.X, or LEA + LEA.HI.X)
+template <bool WIDE>
+__device__ __forceinline__ void chase_global(const unsigned *in, long long *T, unsigned *sink)
 {
-    const Words w = words(in);
-    V x;
-    start(x, in[64 + (threadIdx.x & 31)]);
+    unsigned x = threadIdx.x & 31;
     Trips trips;
 #pragma unroll 1
     for (int trip = 0; trip < TRIPS; ++trip) {
         const long long t0 = clock_read();
 #pragma unroll
-        for (int s = 0; s < N; ++s) Op::step(x, w);
+        for (int s = 0; s < STEPS; ++s) {
+            if (WIDE)
+                asm volatile("{\n\t.reg .b64 o, p;\n\t.reg .b32 i;\n\tand.b32 i, %0, 31;\n\tmul.wide.u32 o, i, 4;\n\t"
+                             "add.s64 p, %1, o;\n\tld.global.u32 %0, [p];\n\t}" : "+r"(x) : "l"(in) : "memory");
+            else
+                asm volatile("{\n\t.reg .b64 o, p;\n\t.reg .b32 i;\n\tand.b32 i, %0, 124;\n\tcvt.u64.u32 o, i;\n\t"
+                             "add.s64 p, %1, o;\n\tld.global.u32 %0, [p];\n\t}" : "+r"(x) : "l"(in) : "memory");
+        }
         trips.count(trip, t0, clock_read());
     }
     trips.keep(T);
-    sink[threadIdx.x] = bits(x);
-}
-
-template <class V, class Op>
-__device__ __forceinline__ void stream(const unsigned *in, long long *T, unsigned *sink)
-{
-    const Words w = words(in);
-    V x[WAYS];
-#pragma unroll
-    for (int k = 0; k < WAYS; ++k) start(x[k], in[64 + (threadIdx.x & 31)] + k);
-    Trips trips;
-#pragma unroll 1
-    for (int trip = 0; trip < TRIPS; ++trip) {
-        const long long t0 = clock_read();
-#pragma unroll
-        for (int s = 0; s < STEPS; ++s)
-#pragma unroll
-            for (int k = 0; k < WAYS; ++k) Op::step(x[k], w);
-        trips.count(trip, t0, clock_read());
-    }
-    trips.keep(T);
-    unsigned all = 0;
-#pragma unroll
-    for (int k = 0; k < WAYS; ++k) all ^= bits(x[k]);
-    sink[threadIdx.x] = all;
+    sink[threadIdx.x] = x;
 }
 
 // a chase through a shared table: every lane's word names the next one (its bank stays the lane's)
@@ -179,8 +188,30 @@ CHAIN(bar_sync, unsigned, Bar, STEPS)
 STREAM(stream_xor_add, unsigned, Xor)
 STREAM(stream_mad, unsigned, Mad)
 STREAM(stream_fma, float, Fma)
+CHAIN(chain_lea, unsigned, Lea, STEPS)
+CHAIN(chain_lea_hi, unsigned, LeaHi, STEPS)
+CHAIN(chain_lea_hi_sx, unsigned, LeaHiSx, STEPS)
+CHAIN(chain_mul_add, unsigned, MulAdd, STEPS)
+CHAIN(chain_and_xor_add, unsigned, AndXorAdd, STEPS)
+CHAIN(chain_wide_add, unsigned long long, WideAdd, STEPS)
+CHAIN(chain_add64, unsigned long long, Add64, STEPS)
+STREAM(stream_lea_hi, unsigned, LeaHi)
+STREAM(stream_mul_add, unsigned, MulAdd)
+STREAM(stream_and_xor_add, unsigned, AndXorAdd)
+STREAM(stream_wide_add, unsigned long long, WideAdd)
+STREAM(stream_add64, unsigned long long, Add64)
 
 extern "C" __global__ void chain_ld_shared(const unsigned *in, long long *T, unsigned *sink)
 {
     chase_shared(in, T, sink);
+}
+
+extern "C" __global__ void chase_global_wide(const unsigned *in, long long *T, unsigned *sink)
+{
+    chase_global<true>(in, T, sink);
+}
+
+extern "C" __global__ void chase_global_add64(const unsigned *in, long long *T, unsigned *sink)
+{
+    chase_global<false>(in, T, sink);
 }
