@@ -209,7 +209,11 @@ TABLE = {
         # 16 warps come within 2 % (on the int unit 4-11 % long), but the fitted out-of-sample checks move past their
         # bounds (the 8-warp GEMM -2.8 -> -4.2 %, gmem_rate's two-warp stores -5.7 -> -6.4 %, the trips kernels'
         # first-trip spread, the shared-store variant 4.5 -> 6.5 %) and the native mean error grows 0.800 ->
-        # 0.821 %; kept on the int unit until those are refitted with it.
+        # 0.821 %; kept on the int unit until those are refitted with it. Screened again with ptxas's pairs fused
+        # (analysis.FUSED, IMAD and IMAD.WIDE both on the fp unit): the reduction's six runs -6.2 to 0.0 % (on the
+        # int unit -6.2 to +9.4 %), the native mean 0.811 % (0.814 %), the GEMMs -1.7 / +3.6 / +5.3 / -8.3 %
+        # (-1.1 / +4.2 / +6.1 / -6.4 %), and still the shared-store variant with 16 warps -6.1 %, the two-warp
+        # stores -6.4 %, l1_hit's 16 warps' span and op_latency's IMAD.WIDE streams and chase with 8 warps 9 % short.
         "mul": {"unit": "int", "latency": 4.0},
         # IMAD.WIDE (mul.wide, mad.wide, and mul.wide + add.s64: analysis.FUSED). op_latency's dependent chain
         # (mul.wide.u32 of the last result's low word + add.s64 on it, through both words) takes 8.25 cycles a step,
