@@ -364,8 +364,7 @@ def _fused(program, out) -> None:
             continue
         if pair[3] == "first":
             _timed_as(nxt, it)
-        _no_pipe_cycle(it)
-        it.slot = 0.0
+        _not_in_sass(it)
         fused = nxt.pc
 
 
@@ -402,12 +401,13 @@ def _dead_after(out, pc, r, leaders) -> bool:
 
 
 def _written_before(out, pc, r, leaders) -> bool:
+    """``r`` is written before ``pc`` in ``pc``'s block."""
     for q in range(pc - 1, -1, -1):
         it = out[q]
+        if q + 1 in leaders or it.branch or it.exit:
+            return False
         if r in it.writes:
             return True
-        if it.branch or it.exit or q + 1 in leaders:
-            return False
     return False
 
 
@@ -420,8 +420,7 @@ def _renames(program, out) -> None:
     for it in out:
         ins = program.instructions[it.pc]
         if ins.guard is None and (_copy(program, ins) or _low_word(ins)):
-            _no_pipe_cycle(it)
-            it.slot = 0.0
+            _not_in_sass(it)
 
 
 def _copy(program, ins) -> bool:
@@ -440,10 +439,10 @@ def _low_word(ins) -> bool:
     return ins.opcode == "cvt" and ins.mods in (("u32", "u64"), ("s32", "s64"), ("u32", "s64"), ("s32", "u64"))
 
 
-def _no_pipe_cycle(it) -> None:
-    """``it`` (one stage) takes no cycle of its pipe and its result is there when it issues; its issue slot stays,
-    the engine issuing every PTX instruction (_fused_adds, _renames)."""
-    it.lat, it.ii = 0.0, 0.0
+def _not_in_sass(it) -> None:
+    """``it`` (one stage) is not in ptxas's code (:func:`_fused`, :func:`_renames`): it takes no issue cycle and no
+    cycle of its pipe, and its result is there when it issues."""
+    it.lat, it.ii, it.slot = 0.0, 0.0, 0.0
     it.stages[0].latency, it.stages[0].ii = 0.0, 0.0
 
 
