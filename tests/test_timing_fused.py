@@ -101,3 +101,20 @@ def test_a_rename_takes_no_issue_cycle(body, what):
 def test_a_sign_extension_is_an_instruction():
     it = _find(_timed("mov.u32 %r3, 0;\n cvt.s64.s32 %rd3, %r1;"), "cvt.s64.s32")
     assert it.slot == 1.0 and it.lat > 0
+
+
+@pytest.mark.parametrize("body,producer,crosses", [
+    ("and.b32 %r2, %r1, 16;\n mul.lo.s32 %r3, %r2, %r9;\n mov.b64 %rd3, 0;", "and.b32", True),
+    ("mul.lo.s32 %r2, %r1, %r9;\n xor.b32 %r3, %r2, 16;\n mov.b64 %rd3, 0;", "mul.lo.s32", True),
+    ("mov.u32 %r3, 0;\n and.b32 %r2, %r1, 16;\n mul.wide.u32 %rd2, %r2, 4;\n add.s64 %rd3, %rd1, %rd2;", "and.b32",
+     True),
+    ("and.b32 %r2, %r1, 16;\n shl.b32 %r3, %r2, 2;\n mov.b64 %rd3, 0;", "and.b32", False),
+    ("mul.lo.s32 %r2, %r1, %r9;\n mul.lo.s32 %r3, %r2, %r9;\n mov.b64 %rd3, 0;", "mul.lo.s32 %r2", False),
+], ids=["alu to imad", "imad to alu", "alu to imad.wide", "alu to alu", "imad to imad"])
+def test_a_result_crossing_pipes_comes_a_cycle_later(body, producer, crosses):
+    """A result of the ALU pipe read first by an IMAD (or the other way) takes ``issue.pipe_crossing`` more
+    (op_latency: 5.03 cycles across, 4.07 along)."""
+    p = params_for("sm_90a")
+    it = _find(_timed(body), producer)
+    base = p.classes[it.timing]["latency"]
+    assert it.lat == base + (p.issue["pipe_crossing"] if crosses else 0.0)

@@ -186,8 +186,10 @@ def reduction():
 def test_a_block_reduction_beside_the_h200(reduction):
     """Out of sample (``traces/h200/reduce_clock.json``, ``python -m warpsim.timing.reduce_clock``): a block
     reduction (an integer hash, I2F and FMA a value, five shfl.sync a warp, a shared store, bar.sync, warp 0's
-    shfl.sync.down) of 4, 8 and 16 warps. The sum is bit-exact. One warp a sub-partition -6.2 / -2.4 % of the H200,
-    8 and 16 warps 3-10 % long (+3.0 / +3.4 / +4.6 / +9.4 %): IMAD on the int unit beside the ALU work (``mul``;
+    shfl.sync.down) of 4, 8 and 16 warps. The sum is bit-exact. One warp a sub-partition within 0.5 % of the H200
+    (-6.2 / -2.4 % before a result crossing between the ALU and FMA pipes came a cycle later,
+    ``issue.pipe_crossing``), 8 and 16 warps 3-10 % long (+3.6 / +4.3 / +4.8 / +9.7 %): IMAD on the int unit
+    beside the ALU work (``mul``;
     on the FMA pipe, as Hopper runs it, they come nearer, but other checks move: params_sm90). It was 11-17 %
     long before nvcc's bit casts between %r and %f took no pipe cycle (``analysis._renames``: a warp's five
     shuffles 159 cycles for the H200's 121, now 125-170) and ptxas's schedule counted a conversion's 11 cycles
@@ -197,9 +199,9 @@ def test_a_block_reduction_beside_the_h200(reduction):
         assert r["exact"], r
         err = r["warpsim"][-1] / r["gpu"][-1] - 1
         if r["warps"] == 4:
-            assert -0.065 < err < 0.0, (r["kernel"], r["warps"], err)
+            assert abs(err) < 0.005, (r["kernel"], r["warps"], err)
         else:
-            assert 0.02 < err < 0.10, (r["kernel"], r["warps"], err)
+            assert 0.03 < err < 0.10, (r["kernel"], r["warps"], err)
         # the warp's five shuffles: the H200 121-127 cycles, warpsim 133 with 4 warps, 145-190 with 8-16
         assert r["warpsim"][1] / r["gpu"][1] - 1 < (0.12 if r["warps"] == 4 else 0.55), r
 

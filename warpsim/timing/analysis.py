@@ -195,6 +195,7 @@ def _analysed(program, params):
     _uniform_clock_reads(params, out)
     _renames(program, out)
     _fused(program, out)
+    _pipe_crossings(params, out)
     order = sched.compute(program, out)
     _store_waits(program, out, order)
     _store_port(program, params, out, unit_index)
@@ -366,6 +367,28 @@ def _fused(program, out) -> None:
             _timed_as(nxt, it)
         _not_in_sass(it)
         fused = nxt.pc
+
+
+#: the pipe of each class whose results cross between the ALU and the FMA pipes (IMAD: the FMA pipe)
+PIPES = {"alu": "alu", "mul": "fma", "mul_wide": "fma"}
+
+
+def _pipe_crossings(params, out) -> None:
+    """A result read first by an instruction on the other of the ALU and FMA pipes (LOP3 -> IMAD.WIDE, IADD3 ->
+    IMAD.X, IMAD -> LOP3) comes ``issue.pipe_crossing`` cycles later (op_latency: LOP3 -> IMAD.IADD 5.03 cycles an
+    instruction, LOP3 -> LOP3 4.07; ptxas's stall counts 5 across, 4 along)."""
+    extra = float(params.issue.get("pipe_crossing", 0.0))
+    if not extra:
+        return
+    for it in out:
+        pipe = PIPES.get(it.timing)
+        if pipe is None or not it.writes or not it.lat:
+            continue
+        reader = next((o for o in out[it.pc + 1:] if set(o.reads) & set(it.writes)), None)
+        other = reader is not None and PIPES.get(reader.timing)
+        if other and other != pipe:
+            it.lat += extra
+            it.stages[0].latency += extra
 
 
 def _next_in_sass(out, pc):
