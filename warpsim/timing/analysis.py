@@ -195,7 +195,7 @@ def _analysed(program, params):
     _uniform_clock_reads(params, out)
     _renames(program, out)
     _fused(program, out)
-    _pipe_crossings(params, out)
+    _pipe_crossings(program, params, out)
     order = sched.compute(program, out)
     _store_waits(program, out, order)
     _store_port(program, params, out, unit_index)
@@ -373,22 +373,35 @@ def _fused(program, out) -> None:
 PIPES = {"alu": "alu", "mul": "fma", "mul_wide": "fma"}
 
 
-def _pipe_crossings(params, out) -> None:
+def _pipe_crossings(program, params, out) -> None:
     """A result read first by an instruction on the other of the ALU and FMA pipes (LOP3 -> IMAD.WIDE, IADD3 ->
     IMAD.X, IMAD -> LOP3) comes ``issue.pipe_crossing`` cycles later (op_latency: LOP3 -> IMAD.IADD 5.03 cycles an
     instruction, LOP3 -> LOP3 4.07; ptxas's stall counts 5 across, 4 along)."""
     extra = float(params.issue.get("pipe_crossing", 0.0))
     if not extra:
         return
+    leaders = set(program.labels.values())
     for it in out:
         pipe = PIPES.get(it.timing)
         if pipe is None or not it.writes or not it.lat:
             continue
-        reader = next((o for o in out[it.pc + 1:] if set(o.reads) & set(it.writes)), None)
+        reader = _first_reader(out, it, leaders)
         other = reader is not None and PIPES.get(reader.timing)
         if other and other != pipe:
             it.lat += extra
             it.stages[0].latency += extra
+
+
+def _first_reader(out, it, leaders):
+    """The first instruction after ``it`` in its block that reads one of its results, or None."""
+    for o in out[it.pc + 1:]:
+        if o.pc in leaders:
+            return None
+        if set(o.reads) & set(it.writes):
+            return o
+        if o.branch or o.exit:
+            return None
+    return None
 
 
 def _next_in_sass(out, pc):
