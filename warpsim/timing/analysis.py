@@ -194,8 +194,9 @@ def _analysed(program, params):
         out.append(it)
     _uniform_clock_reads(params, out)
     _renames(program, out)
-    _fused(program, out)
-    _pipe_crossings(program, params, out)
+    leaders = set(program.labels.values())  # the first instructions of the blocks a branch goes to
+    _fused(program, out, leaders)
+    _pipe_crossings(params, out, leaders)
     order = sched.compute(program, out)
     _store_waits(program, out, order)
     _store_port(program, params, out, unit_index)
@@ -334,7 +335,7 @@ FUSED = (
 )
 
 
-def _fused(program, out) -> None:
+def _fused(program, out, leaders) -> None:
     """Two dependent instructions ptxas makes one (:data:`FUSED`), the first's result read by the second alone
     (or written again before it is read): the first is not in the SASS, so it takes no issue cycle and no pipe
     cycle and passes its result to the second at once; the second is timed as the SASS instruction (op_latency:
@@ -348,7 +349,6 @@ def _fused(program, out) -> None:
             writers[r] = writers.get(r, 0) + 1
         for r in it.reads:
             readers.setdefault(r, []).append(it.pc)
-    leaders = set(program.labels.values())
     fused = -1
     for it in out[:-1]:
         ins = ins_of[it.pc]
@@ -358,7 +358,8 @@ def _fused(program, out) -> None:
         nxt = _next_in_sass(out, it.pc)
         if nxt is None or r not in nxt.reads or ins_of[nxt.pc].guard is not None:
             continue
-        if not (writers.get(r) == 1 and readers.get(r) == [nxt.pc] or _dead_after(out, nxt.pc, r, leaders)):
+        if not (writers.get(r) == 1 and readers.get(r) == [nxt.pc]
+                or _dead_after(out, nxt.pc, r, leaders, readers.get(r, ()))):
             continue
         pair = next((p for p in FUSED if p[1](ins) and p[2](ins_of[nxt.pc])), None)
         if pair is None:
@@ -373,14 +374,13 @@ def _fused(program, out) -> None:
 PIPES = {"alu": "alu", "mul": "fma", "mul_wide": "fma"}
 
 
-def _pipe_crossings(program, params, out) -> None:
+def _pipe_crossings(params, out, leaders) -> None:
     """A result read first by an instruction on the other of the ALU and FMA pipes (LOP3 -> IMAD.WIDE, IADD3 ->
     IMAD.X, IMAD -> LOP3) comes ``issue.pipe_crossing`` cycles later (op_latency: LOP3 -> IMAD.IADD 5.03 cycles an
     instruction, LOP3 -> LOP3 4.07; ptxas's stall counts 5 across, 4 along)."""
     extra = float(params.issue.get("pipe_crossing", 0.0))
     if not extra:
         return
-    leaders = set(program.labels.values())
     for it in out:
         pipe = PIPES.get(it.timing)
         if pipe is None or not it.writes or not it.lat:
@@ -394,10 +394,11 @@ def _pipe_crossings(program, params, out) -> None:
 
 def _first_reader(out, it, leaders):
     """The first instruction after ``it`` in its block that reads one of its results, or None."""
+    results = set(it.writes)
     for o in out[it.pc + 1:]:
         if o.pc in leaders:
             return None
-        if set(o.reads) & set(it.writes):
+        if not results.isdisjoint(o.reads):
             return o
         if o.branch or o.exit:
             return None
@@ -420,10 +421,10 @@ def _timed_as(it, other) -> None:
     st.unit, st.uidx, st.sm, st.ii, st.latency = o.unit, o.uidx, o.sm, o.ii, o.latency
 
 
-def _dead_after(out, pc, r, leaders) -> bool:
+def _dead_after(out, pc, r, leaders, readers) -> bool:
     """Register ``r`` is not read after ``pc`` before it is written again: in the straight line of instructions
-    that follows, or, past its end, because every read of ``r`` has a write of it before it in its own block (an
-    inline asm block's scoped temporary)."""
+    that follows, or, past its end, because every read of ``r`` (``readers``: the pcs that read it) has a write of
+    it before it in its own block (an inline asm block's scoped temporary)."""
     if r in out[pc].writes:
         return True
     for it in out[pc + 1:]:
@@ -433,7 +434,7 @@ def _dead_after(out, pc, r, leaders) -> bool:
             return True
         if it.branch or it.barrier or it.exit or it.pc in leaders:
             break
-    return all(_written_before(out, q, r, leaders) for q in range(len(out)) if r in out[q].reads)
+    return all(_written_before(out, q, r, leaders) for q in readers)
 
 
 def _written_before(out, pc, r, leaders) -> bool:
